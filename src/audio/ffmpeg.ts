@@ -1,0 +1,73 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { abortError } from '../service/errors.js';
+
+let cachedPath: string | undefined;
+
+/** The system's `ffmpeg` when on PATH (current codecs), else the static build from @ffmpeg-installer. */
+export function ffmpegPath(): string {
+  if (cachedPath) return cachedPath;
+  const override = process.env.HARK_FFMPEG;
+  if (override) return (cachedPath = override);
+  const probe = spawnSync('ffmpeg', ['-version'], { stdio: 'ignore' });
+  if (probe.status === 0) return (cachedPath = 'ffmpeg');
+  try {
+    const require = createRequire(import.meta.url);
+    const installer = require('@ffmpeg-installer/ffmpeg') as { path: string };
+    return (cachedPath = installer.path);
+  } catch {
+    throw new Error('ffmpeg not found: install it (apt-get install ffmpeg) or run npm install again');
+  }
+}
+
+/** Runs ffmpeg with `input` on stdin and returns its stdout; the error carries ffmpeg's last words. */
+export function runFfmpeg(args: readonly string[], input?: Buffer, signal?: AbortSignal): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], {
+      stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    let err = '';
+    const onAbort = (): void => {
+      child.kill('SIGKILL');
+      reject(abortError(signal?.reason));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      err = (err + chunk.toString()).slice(-2000);
+    });
+    child.on('error', (error) => {
+      signal?.removeEventListener('abort', onAbort);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new Error(`ffmpeg failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' | ') || 'no message'}`));
+    });
+    if (input && child.stdin) {
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(input);
+    }
+  });
+}
+
+/** Any audio file ffmpeg can read, as 16-bit mono PCM at `sampleRateHz`. */
+export function decodeFileToPcm(path: string, sampleRateHz: number, signal?: AbortSignal): Promise<Buffer> {
+  return runFfmpeg(['-i', path, '-f', 's16le', '-acodec', 'pcm_s16le', '-ac', '1', '-ar', String(sampleRateHz), 'pipe:1'], undefined, signal);
+}
+
+const ENCODE_ARGS: Record<string, string[]> = {
+  mp3: ['-f', 'mp3'],
+  opus: ['-c:a', 'libopus', '-f', 'ogg'],
+  aac: ['-c:a', 'aac', '-f', 'adts'],
+  wav: ['-f', 'wav'],
+};
+
+/** 16-bit mono PCM encoded as mp3, opus (in Ogg), aac (ADTS) or wav. */
+export function encodePcm(pcm: Buffer, sampleRateHz: number, format: keyof typeof ENCODE_ARGS): Promise<Buffer> {
+  const args = ENCODE_ARGS[format];
+  if (!args) return Promise.reject(new Error(`cannot encode to ${format}`));
+  return runFfmpeg(['-f', 's16le', '-ar', String(sampleRateHz), '-ac', '1', '-i', 'pipe:0', ...args, 'pipe:1'], pcm);
+}

@@ -1,0 +1,72 @@
+/** Reads what a WAV file says about itself, without decoding the samples. */
+export interface WavInfo {
+  /** 1 = integer PCM, 3 = float, 0xfffe = extensible. */
+  audioFormat: number;
+  channels: number;
+  sampleRateHz: number;
+  bitsPerSample: number;
+  /** Offset of the first sample byte. */
+  dataOffset: number;
+  dataBytes: number;
+  durationMs: number;
+}
+
+export function isWav(bytes: Uint8Array): boolean {
+  return bytes.length >= 12 && ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 12) === 'WAVE';
+}
+
+/** Parses the RIFF chunks; throws a readable error for anything that is not a usable WAV. */
+export function readWavInfo(bytes: Uint8Array): WavInfo {
+  if (!isWav(bytes)) throw new Error('not a WAV file (no RIFF/WAVE header)');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let offset = 12;
+  let fmt: Omit<WavInfo, 'dataOffset' | 'dataBytes' | 'durationMs'> | undefined;
+  while (offset + 8 <= bytes.length) {
+    const id = ascii(bytes, offset, offset + 4);
+    const size = view.getUint32(offset + 4, true);
+    const body = offset + 8;
+    if (id === 'fmt ') {
+      if (size < 16 || body + 16 > bytes.length) throw new Error('WAV fmt chunk is truncated');
+      fmt = {
+        audioFormat: view.getUint16(body, true),
+        channels: view.getUint16(body + 2, true),
+        sampleRateHz: view.getUint32(body + 4, true),
+        bitsPerSample: view.getUint16(body + 14, true),
+      };
+    } else if (id === 'data') {
+      if (!fmt) throw new Error('WAV data chunk comes before its fmt chunk');
+      // Streamed WAVs (ffmpeg to a pipe) leave the size as 0 or 0xffffffff: trust the file length.
+      const available = bytes.length - body;
+      const dataBytes = size === 0 || size === 0xffffffff || size > available ? available : size;
+      const bytesPerSecond = fmt.sampleRateHz * fmt.channels * (fmt.bitsPerSample / 8);
+      if (bytesPerSecond <= 0) throw new Error('WAV header gives no sample rate or sample size');
+      return { ...fmt, dataOffset: body, dataBytes, durationMs: (dataBytes / bytesPerSecond) * 1000 };
+    }
+    offset = body + size + (size % 2);
+  }
+  throw new Error('WAV file has no data chunk');
+}
+
+/** A 44-byte header for 16-bit little-endian PCM. */
+export function wavHeader(dataBytes: number, sampleRateHz: number, channels = 1, bitsPerSample = 16): Buffer {
+  const header = Buffer.alloc(44);
+  const blockAlign = channels * (bitsPerSample / 8);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + dataBytes, 4);
+  header.write('WAVE', 8, 'ascii');
+  header.write('fmt ', 12, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(channels, 22);
+  header.writeUInt32LE(sampleRateHz, 24);
+  header.writeUInt32LE(sampleRateHz * blockAlign, 28);
+  header.writeUInt16LE(blockAlign, 32);
+  header.writeUInt16LE(bitsPerSample, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(dataBytes, 40);
+  return header;
+}
+
+function ascii(bytes: Uint8Array, start: number, end: number): string {
+  return String.fromCharCode(...bytes.subarray(start, end));
+}

@@ -1,0 +1,92 @@
+import { ServiceError, isRecord } from './errors.js';
+import { parseToolInput, type ReplyEvent, type TokenUsage } from './reply.js';
+import { truncatedStream } from './client-base.js';
+
+interface PartialToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Turns chat-completion chunks into reply events: text, reasoning kept apart, tool-call
+ * fragments assembled by index, and one `done` with the real usage (the spec sends zeros
+ * with `finish_reason` and the real counts in a last chunk with empty `choices`).
+ */
+export class ChatStreamReader {
+  private stopReason: string | undefined;
+  private usage: TokenUsage | undefined;
+  private readonly toolCalls = new Map<number, PartialToolCall>();
+  private sawDone = false;
+
+  /** Reads one chunk; pushes the events it carries onto `out`. */
+  read(chunk: unknown, out: ReplyEvent[]): void {
+    if (!isRecord(chunk)) return;
+    if (isRecord(chunk.error)) throw streamedError(chunk.error);
+    const usage = chunk.usage;
+    if (isRecord(usage)) {
+      const next = readUsage(usage);
+      if (!this.usage || next.totalTokens > 0) this.usage = next;
+    }
+    const choices = chunk.choices;
+    if (!Array.isArray(choices)) return;
+    for (const choice of choices) {
+      if (!isRecord(choice) || (choice.index !== undefined && choice.index !== 0)) continue;
+      const delta = choice.delta;
+      if (isRecord(delta)) {
+        const reasoning = delta.reasoning_content;
+        if (typeof reasoning === 'string' && reasoning.length > 0) out.push({ type: 'reasoning', text: reasoning });
+        const content = delta.content;
+        if (typeof content === 'string' && content.length > 0) out.push({ type: 'text', text: content });
+        if (Array.isArray(delta.tool_calls)) this.readToolFragments(delta.tool_calls);
+      }
+      if (typeof choice.finish_reason === 'string') this.stopReason = choice.finish_reason;
+    }
+  }
+
+  markDone(): void {
+    this.sawDone = true;
+  }
+
+  /** The stream ended: completed tool calls, then `done`; an error if the reply was cut short. */
+  finish(out: ReplyEvent[]): void {
+    if (this.stopReason === undefined && !this.sawDone) throw truncatedStream('chat', 'its finish_reason');
+    for (const partial of [...this.toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call)) {
+      out.push({ type: 'tool_call', call: { ...partial, input: parseToolInput(partial.arguments) } });
+    }
+    out.push({ type: 'done', stopReason: this.stopReason, usage: this.usage });
+  }
+
+  private readToolFragments(fragments: unknown[]): void {
+    for (const fragment of fragments) {
+      if (!isRecord(fragment)) continue;
+      const index = typeof fragment.index === 'number' ? fragment.index : 0;
+      const call = this.toolCalls.get(index) ?? { id: '', name: '', arguments: '' };
+      if (typeof fragment.id === 'string' && fragment.id) call.id = fragment.id;
+      const fn = fragment.function;
+      if (isRecord(fn)) {
+        if (typeof fn.name === 'string') call.name += fn.name;
+        if (typeof fn.arguments === 'string') call.arguments += fn.arguments;
+      }
+      this.toolCalls.set(index, call);
+    }
+  }
+}
+
+export function readUsage(usage: Record<string, unknown>): TokenUsage {
+  const num = (key: string): number => (typeof usage[key] === 'number' ? (usage[key] as number) : 0);
+  const inputTokens = num('prompt_tokens') || num('input_tokens');
+  const outputTokens = num('completion_tokens') || num('output_tokens');
+  return { inputTokens, outputTokens, totalTokens: num('total_tokens') || inputTokens + outputTokens };
+}
+
+function streamedError(error: Record<string, unknown>): ServiceError {
+  const type = typeof error.type === 'string' ? error.type : 'stream_error';
+  return new ServiceError({
+    endpoint: 'chat',
+    status: 0,
+    type,
+    message: typeof error.message === 'string' ? error.message : 'the service reported an error mid-stream',
+    retryable: false,
+  });
+}

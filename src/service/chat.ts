@@ -1,0 +1,111 @@
+import { ClientBase, DONE, badResponse, type CallSignal } from './client-base.js';
+import { ChatStreamReader, readUsage } from './chat-stream.js';
+import { isRecord } from './errors.js';
+import { parseToolInput, type ReplyEvent, type ReplyResult, type ToolCall } from './reply.js';
+import { checkChatBody } from './rules/chat.js';
+
+export type ChatRole = 'system' | 'user' | 'assistant';
+
+export type ChatContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string } }
+  | { type: 'video_url'; video_url: { url: string } }
+  | { type: 'audio_url'; audio_url: { url: string } };
+
+export interface ChatToolCallItem {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string | ChatContentPart[] | null;
+  /** An assistant turn that called tools. */
+  tool_calls?: ChatToolCallItem[];
+}
+
+export interface ChatTool {
+  type: 'function';
+  function: {
+    name: string;
+    description?: string;
+    parameters?: {
+      type: 'object';
+      properties?: Record<string, { type: string; description?: string; enum?: string[] }>;
+      required?: string[];
+    };
+  };
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: ChatTool[];
+  temperature?: number;
+  top_p?: number;
+  enable_search?: boolean;
+  search_options?: { forced_search?: boolean };
+  /** Edition A, Ring-2.6-1T only. */
+  reasoning?: { effort: 'high' | 'xhigh' };
+  thinking?: { type: 'enabled' | 'disabled' };
+}
+
+const PATH = '/v1/chat/completions';
+
+/** `POST {base}/v1/chat/completions`, streaming and not. */
+export class ChatCompletionsClient extends ClientBase {
+  /** Streams the reply as events; breaking out of the loop (or aborting) closes the connection. */
+  async *stream(request: ChatRequest, options: CallSignal = {}): AsyncGenerator<ReplyEvent> {
+    const body = { ...request, stream: true };
+    this.enforce('chat', checkChatBody(body, this.edition));
+    const reader = new ChatStreamReader();
+    const out: ReplyEvent[] = [];
+    for await (const { json } of this.jsonEvents('chat', PATH, body, options)) {
+      if (json === DONE) {
+        // Read on to the end of the body so the keep-alive connection can be reused.
+        reader.markDone();
+        continue;
+      }
+      reader.read(json, out);
+      if (out.length > 0) {
+        yield* out;
+        out.length = 0;
+      }
+    }
+    reader.finish(out);
+    yield* out;
+  }
+
+  async create(request: ChatRequest, options: CallSignal = {}): Promise<ReplyResult> {
+    const body = { ...request, stream: false };
+    this.enforce('chat', checkChatBody(body, this.edition));
+    return readCompletion(await this.postJson('chat', PATH, body, options));
+  }
+}
+
+/** Reads a non-streaming `chat.completion` body (OpenAI shape). */
+function readCompletion(json: unknown): ReplyResult {
+  if (!isRecord(json) || !Array.isArray(json.choices)) throw badResponse('chat', 'the response has no choices');
+  const choice = json.choices.find((c: unknown) => isRecord(c) && (c.index ?? 0) === 0) as Record<string, unknown> | undefined;
+  const message = isRecord(choice?.message) ? choice.message : {};
+  const toolCalls: ToolCall[] = (Array.isArray(message.tool_calls) ? message.tool_calls : []).filter(isRecord).map((call) => {
+    const fn = isRecord(call.function) ? call.function : {};
+    const args = typeof fn.arguments === 'string' ? fn.arguments : '';
+    return {
+      id: typeof call.id === 'string' ? call.id : '',
+      name: typeof fn.name === 'string' ? fn.name : '',
+      arguments: args,
+      input: parseToolInput(args),
+    };
+  });
+  return {
+    id: typeof json.id === 'string' ? json.id : undefined,
+    model: typeof json.model === 'string' ? json.model : undefined,
+    text: typeof message.content === 'string' ? message.content : '',
+    reasoning: typeof message.reasoning_content === 'string' ? message.reasoning_content : '',
+    toolCalls,
+    stopReason: typeof choice?.finish_reason === 'string' ? choice.finish_reason : undefined,
+    usage: isRecord(json.usage) ? readUsage(json.usage) : undefined,
+  };
+}

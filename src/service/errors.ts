@@ -1,0 +1,187 @@
+import { redact } from '../system/secrets.js';
+
+export type Endpoint = 'chat' | 'messages' | 'speech' | 'transcription';
+
+/** HTTP statuses worth another attempt (rate limit, server trouble, messages-style overload). */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504, 529]);
+
+export interface ServiceErrorInit {
+  endpoint: Endpoint;
+  status: number;
+  type: string;
+  message: string;
+  code?: string | undefined;
+  param?: string | undefined;
+  requestId?: string | undefined;
+  retryable?: boolean;
+  retryAfterMs?: number | undefined;
+  cause?: unknown;
+}
+
+/**
+ * Every failure of a call to the service: an HTTP error status, a transport failure
+ * (status 0), a timeout or a broken stream. `retryable` says whether trying again may help.
+ */
+export class ServiceError extends Error {
+  override readonly name = 'ServiceError';
+  readonly endpoint: Endpoint;
+  readonly status: number;
+  readonly type: string;
+  readonly code: string | undefined;
+  readonly param: string | undefined;
+  readonly requestId: string | undefined;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(init: ServiceErrorInit) {
+    const where = init.status > 0 ? `HTTP ${init.status} ${init.type}` : init.type;
+    const id = init.requestId ? ` (request ${init.requestId})` : '';
+    super(redact(`${init.endpoint}: ${where}: ${init.message}${id}`), { cause: init.cause });
+    this.endpoint = init.endpoint;
+    this.status = init.status;
+    this.type = init.type;
+    this.code = init.code;
+    this.param = init.param;
+    this.requestId = init.requestId;
+    this.retryable = init.retryable ?? RETRYABLE_STATUSES.has(init.status);
+    this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+/** A request refused before sending because it breaks one of the service's limits. */
+export class RequestValidationError extends Error {
+  override readonly name = 'RequestValidationError';
+  constructor(
+    readonly field: string,
+    readonly limit: string,
+    readonly actual?: string,
+  ) {
+    super(`${field}: ${limit}${actual === undefined ? '' : ` (got ${actual})`}`);
+  }
+}
+
+export function isAbortError(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'RequestAbortedError');
+}
+
+export function abortError(reason?: unknown): Error {
+  if (reason instanceof Error && reason.name === 'AbortError') return reason;
+  return new DOMException('The operation was aborted', 'AbortError');
+}
+
+const ANTHROPIC_TYPE_STATUS: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  overloaded_error: 529,
+};
+
+/** The status an in-stream error event stands for, so `retryable` means the same everywhere. */
+export function statusForErrorType(type: string): number {
+  return ANTHROPIC_TYPE_STATUS[type] ?? 500;
+}
+
+export interface ErrorResponse {
+  endpoint: Endpoint;
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bodyText: string;
+}
+
+/**
+ * Reads an error response in any of the shapes seen: OpenAI-style
+ * `{error: {message, type, param, code}}`, Anthropic-style
+ * `{type: "error", error: {type, message}, request_id}`, a bare `{message}`, or plain text.
+ */
+export function parseErrorResponse(response: ErrorResponse): ServiceError {
+  const { endpoint, status, headers, bodyText } = response;
+  const headerRequestId = headerValue(headers, 'x-request-id') ?? headerValue(headers, 'request-id');
+  const retryAfterMs = parseRetryAfter(headers);
+  const fallbackType = status === 401 ? 'authentication_error' : `http_${status}`;
+  const body = tryParseJson(bodyText);
+  if (isRecord(body)) {
+    const inner = body.error;
+    if (isRecord(inner)) {
+      return new ServiceError({
+        endpoint,
+        status,
+        type: stringField(inner, 'type') ?? stringField(body, 'type') ?? fallbackType,
+        message: stringField(inner, 'message') ?? (bodyText.slice(0, 500) || `HTTP ${status}`),
+        code: scalarField(inner, 'code'),
+        param: stringField(inner, 'param'),
+        requestId: stringField(body, 'request_id') ?? headerRequestId,
+        retryAfterMs,
+      });
+    }
+    const message = stringField(body, 'message') ?? (typeof inner === 'string' ? inner : undefined);
+    if (message !== undefined) {
+      return new ServiceError({
+        endpoint,
+        status,
+        type: stringField(body, 'type') ?? fallbackType,
+        message,
+        code: scalarField(body, 'code'),
+        requestId: stringField(body, 'request_id') ?? headerRequestId,
+        retryAfterMs,
+      });
+    }
+  }
+  const text = bodyText.trim().replace(/\s+/g, ' ').slice(0, 500);
+  return new ServiceError({
+    endpoint,
+    status,
+    type: fallbackType,
+    message: text || `HTTP ${status} with an empty body`,
+    requestId: headerRequestId,
+    retryAfterMs,
+  });
+}
+
+/** `Retry-After` as seconds or an HTTP date, or `retry-after-ms`; undefined when absent or unreadable. */
+export function parseRetryAfter(
+  headers: Record<string, string | string[] | undefined>,
+  nowMs: number = Date.now(),
+): number | undefined {
+  const ms = headerValue(headers, 'retry-after-ms');
+  if (ms !== undefined && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
+  const value = headerValue(headers, 'retry-after');
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (value.trim() !== '' && Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+export function headerValue(
+  headers: Record<string, string | string[] | undefined>,
+  name: string,
+): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function tryParseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringField(record: Record<string, unknown>, key: string): string | undefined {
+  const value = record[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function scalarField(record: Record<string, unknown>, key: string): string | undefined {
+  const value = record[key];
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+}

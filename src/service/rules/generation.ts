@@ -1,0 +1,43 @@
+import { LIMITS } from '../limits.js';
+import type { Checker } from './checker.js';
+
+const EFFORTS = ['high', 'xhigh'] as const;
+const THINKING_TYPES = ['enabled', 'disabled'] as const;
+
+/** Sampling parameters, shared by both generation endpoints. */
+export function checkSampling(check: Checker, body: Record<string, unknown>): void {
+  check.range('temperature', body.temperature, LIMITS.temperature);
+  check.range('top_p', body.top_p, LIMITS.topP);
+  check.optionalBoolean('stream', body.stream);
+}
+
+export function checkThinking(check: Checker, thinking: unknown): void {
+  if (thinking !== undefined && check.optionalObject('thinking', thinking) && thinking) {
+    check.oneOf('thinking.type', thinking.type, THINKING_TYPES);
+  }
+}
+
+export function checkEffort(check: Checker, field: string, holder: unknown): void {
+  if (holder !== undefined && check.optionalObject(field, holder) && holder) {
+    check.oneOf(`${field}.effort`, holder.effort, EFFORTS);
+  }
+}
+
+export function checkMessageList(
+  check: Checker,
+  messages: unknown,
+  roles: readonly string[],
+  checkContent: (field: string, content: unknown) => void,
+): void {
+  if (!Array.isArray(messages) || messages.length === 0) {
+    check.fail('messages', 'must be a non-empty array of message items', messages);
+    return;
+  }
+  messages.forEach((message: unknown, i) => {
+    const field = `messages[${i}]`;
+    if (!check.optionalObject(field, message) || !message) return;
+    if (message.role === undefined) check.fail(`${field}.role`, `is required: one of ${roles.join(', ')}`);
+    else check.oneOf(`${field}.role`, message.role, roles);
+    checkContent(`${field}.content`, message.content);
+  });
+}

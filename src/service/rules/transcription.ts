@@ -1,0 +1,73 @@
+import { extname } from 'node:path';
+import { mp3DurationMs } from '../../audio/mp3-duration.js';
+import { readWavInfo } from '../../audio/wav-header.js';
+import { LIMITS } from '../limits.js';
+import { isKnownModel, modelsFor, type Edition } from '../models.js';
+import { Checker } from './checker.js';
+
+/** A transcription request as its multipart fields: text fields are strings on the wire. */
+export interface TranscriptionFields {
+  model?: unknown;
+  file?: { name: string; bytes: Uint8Array } | undefined;
+  language?: unknown;
+  prompt?: unknown;
+  response_format?: unknown;
+  temperature?: unknown;
+  /** Names of every other field sent. */
+  otherFields?: readonly string[];
+}
+
+export function checkTranscriptionFields(fields: TranscriptionFields, edition: Edition): Checker {
+  const check = new Checker();
+  const limits = LIMITS.transcription;
+  if (check.requiredString('model', fields.model) && !isKnownModel(edition, 'transcription', fields.model)) {
+    check.warn(`model ${fields.model} is not a known transcription model (${modelsFor(edition, 'transcription').join(', ')})`);
+  }
+  checkFile(check, fields.file);
+  check.optionalString('language', fields.language);
+  check.optionalString('prompt', fields.prompt);
+  if (typeof fields.prompt === 'string' && fields.prompt.length > limits.promptRecommendedMaxChars) {
+    check.warn(`prompt is ${fields.prompt.length} characters; the service recommends under ${limits.promptRecommendedMaxChars}`);
+  }
+  check.oneOf('response_format', fields.response_format, limits.responseFormats);
+  const temperature = typeof fields.temperature === 'string' ? Number(fields.temperature) : fields.temperature;
+  check.range('temperature', temperature, limits.temperature);
+  for (const name of fields.otherFields ?? []) {
+    if ((limits.unsupportedParameters as readonly string[]).includes(name)) {
+      check.fail(name, 'is not supported by the transcription endpoint');
+    }
+  }
+  return check;
+}
+
+function checkFile(check: Checker, file: TranscriptionFields['file']): void {
+  const limits = LIMITS.transcription;
+  if (!file) {
+    check.fail('file', 'is required: a .wav or .mp3 file');
+    return;
+  }
+  const extension = extname(file.name).toLowerCase();
+  if (!(limits.fileExtensions as readonly string[]).includes(extension)) {
+    check.fail('file', 'must be a .wav or .mp3 file', file.name);
+    return;
+  }
+  if (file.bytes.length > limits.fileMaxBytes) {
+    check.fail('file', `must be at most ${limits.fileMaxBytes} bytes`, `${file.bytes.length} bytes`);
+    return;
+  }
+  const durationMs = audioDurationMs(extension, file.bytes);
+  if (durationMs === undefined) {
+    check.fail('file', `must be a readable ${extension.slice(1).toUpperCase()} file`, file.name);
+  } else if (durationMs > limits.fileMaxDurationMs) {
+    check.fail('file', `must be at most ${limits.fileMaxDurationMs / 1000} s long`, `${(durationMs / 1000).toFixed(1)} s`);
+  }
+}
+
+export function audioDurationMs(extension: string, bytes: Uint8Array): number | undefined {
+  if (extension === '.mp3') return mp3DurationMs(bytes);
+  try {
+    return readWavInfo(bytes).durationMs;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,80 @@
+import { extname } from 'node:path';
+import { FormData } from 'undici';
+import { ClientBase, badResponse, parseBodyJson, type CallSignal } from './client-base.js';
+import { isRecord } from './errors.js';
+import { DEFAULT_MODELS } from './models.js';
+import { checkTranscriptionFields } from './rules/transcription.js';
+
+export interface AudioFile {
+  /** The file name; its extension (.wav or .mp3) tells the service the format. */
+  name: string;
+  bytes: Uint8Array;
+}
+
+export interface TranscriptionRequest {
+  file: AudioFile;
+  model?: string;
+  language?: string;
+  /** The previous transcript's tail, as context; keep it under 60 characters. */
+  prompt?: string;
+  response_format?: 'json';
+  temperature?: number;
+}
+
+export interface Transcription {
+  text: string;
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    total_tokens: number;
+    type?: string;
+    input_token_details?: { audio_tokens?: number; text_tokens?: number };
+  };
+  model: string;
+  id: string;
+}
+
+const PATH = '/v1/audio/transcriptions';
+const MIME_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.mp3': 'audio/mpeg' };
+
+/** `POST {base}/v1/audio/transcriptions` (multipart). */
+export class TranscriptionClient extends ClientBase {
+  async transcribe(request: TranscriptionRequest, options: CallSignal = {}): Promise<Transcription> {
+    const model = request.model ?? DEFAULT_MODELS.transcription;
+    this.enforce(
+      'transcription',
+      checkTranscriptionFields({ ...request, model, file: request.file }, this.edition),
+    );
+    const form = new FormData();
+    const type = MIME_TYPES[extname(request.file.name).toLowerCase()] ?? 'application/octet-stream';
+    form.append('file', new Blob([request.file.bytes], { type }), request.file.name);
+    form.append('model', model);
+    if (request.language) form.append('language', request.language);
+    if (request.prompt) form.append('prompt', request.prompt);
+    form.append('response_format', request.response_format ?? 'json');
+    if (request.temperature !== undefined) form.append('temperature', String(request.temperature));
+    const response = await this.transport.call({ endpoint: 'transcription', path: PATH, body: form, signal: options.signal });
+    return readTranscription(parseBodyJson('transcription', response.body, response.requestId));
+  }
+}
+
+function readTranscription(json: unknown): Transcription {
+  if (!isRecord(json) || typeof json.text !== 'string') throw badResponse('transcription', 'the response has no text');
+  const usage = isRecord(json.usage) ? json.usage : {};
+  const num = (value: unknown): number => (typeof value === 'number' ? value : 0);
+  const details = isRecord(usage.input_token_details) ? usage.input_token_details : undefined;
+  return {
+    text: json.text,
+    usage: {
+      input_tokens: num(usage.input_tokens),
+      output_tokens: num(usage.output_tokens),
+      total_tokens: num(usage.total_tokens),
+      ...(typeof usage.type === 'string' ? { type: usage.type } : {}),
+      ...(details
+        ? { input_token_details: { audio_tokens: num(details.audio_tokens), text_tokens: num(details.text_tokens) } }
+        : {}),
+    },
+    model: typeof json.model === 'string' ? json.model : '',
+    id: typeof json.id === 'string' ? json.id : '',
+  };
+}
