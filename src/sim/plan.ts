@@ -1,0 +1,99 @@
+import { defaultReply, estimateTokens, tokenize, type ReplyScript } from './script.js';
+import { intervalMs, type SimContext } from './context.js';
+
+/** A reply decided on before streaming: what to send, how fast, and how it stops. */
+export interface ReplyPlan {
+  reasoningTokens: string[];
+  textTokens: string[];
+  toolCall: { id: string; name: string; argumentsJson: string } | undefined;
+  ttftMs: number;
+  intervalMs: number;
+  stopReason: 'stop' | 'tool_calls' | 'stop_sequence' | 'max_tokens';
+  stopSequence: string | null;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface PlanInput {
+  ctx: SimContext;
+  seq: number;
+  lastUserText: string;
+  promptText: string;
+  toolsOffered: string[];
+  thinkingDisabled: boolean;
+  stopSequences?: string[];
+  maxTokens?: number;
+}
+
+export function planReply(input: PlanInput): ReplyPlan {
+  const { ctx } = input;
+  const script: ReplyScript | undefined = ctx.script.takeReply();
+  let text = script?.text ?? (script?.toolCall ? '' : defaultReply(input.lastUserText));
+  let stopReason: ReplyPlan['stopReason'] = 'stop';
+  let stopSequence: string | null = null;
+  for (const stop of input.stopSequences ?? []) {
+    const at = text.indexOf(stop);
+    if (at !== -1) {
+      text = text.slice(0, at);
+      stopReason = 'stop_sequence';
+      stopSequence = stop;
+    }
+  }
+  let textTokens = tokenize(text);
+  if (input.maxTokens !== undefined && textTokens.length > input.maxTokens) {
+    textTokens = textTokens.slice(0, input.maxTokens);
+    stopReason = 'max_tokens';
+  }
+  const tool = script?.toolCall && input.toolsOffered.includes(script.toolCall.name) ? script.toolCall : undefined;
+  if (tool) stopReason = 'tool_calls';
+  const reasoningTokens = script?.reasoning && !input.thinkingDisabled ? tokenize(script.reasoning) : [];
+  return {
+    reasoningTokens,
+    textTokens,
+    toolCall: tool ? { id: `call_sim_${input.seq}`, name: tool.name, argumentsJson: JSON.stringify(tool.arguments) } : undefined,
+    ttftMs: script?.ttftMs ?? ctx.timing.ttftMs,
+    intervalMs: intervalMs(script, ctx.timing),
+    stopReason,
+    stopSequence,
+    inputTokens: estimateTokens(input.promptText),
+    outputTokens: reasoningTokens.length + textTokens.length + (tool ? 8 : 0),
+  };
+}
+
+/** Splits a JSON text into the small fragments a model streams tool arguments in. */
+export function fragments(text: string, size = 8): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
+  return out;
+}
+
+/** Text of a message's content: a string, or the text parts/blocks of an array. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: unknown) =>
+      typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'text'
+        ? String((part as { text?: unknown }).text ?? '')
+        : '',
+    )
+    .join(' ');
+}
+
+export function lastUserText(messages: unknown): string {
+  if (!Array.isArray(messages)) return '';
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i] as { role?: unknown; content?: unknown };
+    if (message?.role === 'user') {
+      const text = contentText(message.content);
+      if (text) return text;
+    }
+  }
+  return '';
+}
+
+export function allText(messages: unknown, system?: unknown): string {
+  const parts = [contentText(system)];
+  if (Array.isArray(messages)) for (const m of messages) parts.push(contentText((m as { content?: unknown })?.content));
+  return parts.join('\n');
+}
