@@ -16,6 +16,13 @@ import { LIMITS } from './limits.js';
 export type AuthStyle = 'bearer' | 'x-api-key';
 type Headers = Record<string, string | string[] | undefined>;
 
+const IDLE_CODE = 'HARK_STREAM_IDLE';
+
+interface IdleWatchdog {
+  refresh(): void;
+  clear(): void;
+}
+
 export interface Timeouts {
   /** Whole non-streaming call; the service itself gives up at 90 s. */
   requestMs: number;
@@ -126,14 +133,17 @@ export class Transport {
   async stream(options: CallOptions): Promise<StreamedResponse> {
     return this.withRetries(options, options.signal, async (response) => {
       const iterator = (response.body as Readable)[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      const idle = this.idleWatchdog(response.body);
       let first: IteratorResult<Buffer>;
       try {
         first = await iterator.next();
       } catch (error) {
+        idle.clear();
         response.body.destroy();
         throw this.transportError(options, error, options.signal);
       }
       if (first.done) {
+        idle.clear();
         throw new ServiceError({
           endpoint: options.endpoint,
           status: response.statusCode,
@@ -145,9 +155,22 @@ export class Transport {
       return {
         headers: response.headers,
         requestId: requestIdOf(response.headers),
-        chunks: this.continueStream(options, response.body, iterator, first.value),
+        chunks: this.continueStream(options, response.body, iterator, first.value, idle),
       };
     });
+  }
+
+  /**
+   * Destroys the body when no chunk arrives for `streamIdleMs`. undici's own bodyTimeout
+   * ticks in coarse steps (about a second), too blunt for short limits; one refreshed timer is cheap.
+   */
+  private idleWatchdog(body: Dispatcher.ResponseData['body']): IdleWatchdog {
+    const limitMs = this.timeouts.streamIdleMs;
+    const timer = setTimeout(() => {
+      const error = Object.assign(new Error(`no data for ${limitMs} ms`), { code: IDLE_CODE });
+      body.destroy(error);
+    }, limitMs);
+    return { refresh: () => void timer.refresh(), clear: () => clearTimeout(timer) };
   }
 
   async close(): Promise<void> {
@@ -161,8 +184,10 @@ export class Transport {
     body: Dispatcher.ResponseData['body'],
     iterator: AsyncIterator<Buffer>,
     first: Buffer,
+    idle: IdleWatchdog,
   ): AsyncGenerator<Buffer> {
     try {
+      idle.refresh();
       yield first;
       for (;;) {
         let next: IteratorResult<Buffer>;
@@ -172,9 +197,11 @@ export class Transport {
           throw this.streamError(options, error);
         }
         if (next.done) return;
+        idle.refresh();
         yield next.value;
       }
     } finally {
+      idle.clear();
       if (!body.readableEnded) body.destroy();
     }
   }
@@ -240,7 +267,8 @@ export class Transport {
       body: options.body,
       signal,
       headersTimeout: this.timeouts.requestMs,
-      bodyTimeout: this.timeouts.streamIdleMs,
+      // Streams have their own idle watchdog; whole calls have their deadline.
+      bodyTimeout: 0,
     });
   }
 
@@ -262,7 +290,7 @@ export class Transport {
     if (signal?.aborted) return abortError(signal.reason);
     if (isAbortError(error)) return error as Error;
     const code = errorCode(error);
-    const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+    const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === IDLE_CODE;
     return new ServiceError({
       endpoint: options.endpoint,
       status: 0,
@@ -279,7 +307,7 @@ export class Transport {
     if (options.signal?.aborted) return abortError(options.signal.reason);
     if (isAbortError(error)) return error as Error;
     const code = errorCode(error);
-    const idle = code === 'UND_ERR_BODY_TIMEOUT';
+    const idle = code === IDLE_CODE;
     return new ServiceError({
       endpoint: options.endpoint,
       status: 0,

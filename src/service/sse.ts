@@ -28,10 +28,11 @@ export class SseDecoder {
   push(chunk: Uint8Array): void {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const length = buf.length;
+    if (length === 0) return;
     let start = 0;
     if (this.skipLeadingLf) {
       this.skipLeadingLf = false;
-      if (length > 0 && buf[0] === LF) start = 1;
+      if (buf[0] === LF) start = 1;
     }
     let nextLf = buf.indexOf(LF, start);
     let nextCr = buf.indexOf(CR, start);

@@ -79,7 +79,17 @@ export class Checker {
   }
 }
 
+/** A description of the offending value worked out by the rule (e.g. "30.1 s"), shown unquoted. */
+export class Measured {
+  constructor(readonly text: string) {}
+}
+
+export function measured(text: string): Measured {
+  return new Measured(text);
+}
+
 function show(value: unknown): string {
+  if (value instanceof Measured) return value.text;
   if (typeof value === 'string') return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
   if (value === null) return 'null';
   if (Array.isArray(value)) return `an array of ${value.length}`;

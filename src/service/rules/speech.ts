@@ -1,7 +1,7 @@
 import { readWavInfo } from '../../audio/wav-header.js';
 import { LIMITS, charCount } from '../limits.js';
 import { isKnownModel, modelsFor, speechStreamFormats, type Edition } from '../models.js';
-import { Checker, isObject } from './checker.js';
+import { Checker, isObject, measured } from './checker.js';
 
 const WAV_MIME_TYPES = ['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave'];
 const DATA_URL = /^data:([^;,]+)((?:;[^;,]+)*);base64,/;
@@ -22,7 +22,7 @@ export function checkSpeechBody(body: unknown, edition: Edition): Checker {
   if (typeof input !== 'string' || input.length === 0) {
     check.fail('input', `must be text of 1 to ${limits.inputMaxChars} characters, not null or empty`, input);
   } else if (charCount(input) > limits.inputMaxChars) {
-    check.fail('input', `must be at most ${limits.inputMaxChars} characters`, `${charCount(input)} characters`);
+    check.fail('input', `must be at most ${limits.inputMaxChars} characters`, measured(`${charCount(input)} characters`));
   }
   check.optionalString('voice', body.voice);
   check.optionalString('instructions', body.instructions);
@@ -52,7 +52,7 @@ function checkReferences(check: Checker, references: unknown): void {
     return;
   }
   if (references.length > limits.maxReferences) {
-    check.fail('references', `at most ${limits.maxReferences} entry`, `${references.length} entries`);
+    check.fail('references', `at most ${limits.maxReferences} entry`, measured(`${references.length} entries`));
   }
   references.forEach((reference: unknown, i) => {
     const at = `references[${i}]`;
@@ -62,7 +62,7 @@ function checkReferences(check: Checker, references: unknown): void {
     }
     check.requiredString(`${at}.text`, reference.text);
     const problem = referenceAudioProblem(reference.audio);
-    if (problem) check.fail(`${at}.audio`, problem.limit, problem.actual);
+    if (problem) check.fail(`${at}.audio`, problem.limit, problem.actual === undefined ? undefined : measured(problem.actual));
   });
 }
 

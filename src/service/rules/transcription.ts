@@ -3,7 +3,7 @@ import { mp3DurationMs } from '../../audio/mp3-duration.js';
 import { readWavInfo } from '../../audio/wav-header.js';
 import { LIMITS } from '../limits.js';
 import { isKnownModel, modelsFor, type Edition } from '../models.js';
-import { Checker } from './checker.js';
+import { Checker, measured } from './checker.js';
 
 /** A transcription request as its multipart fields: text fields are strings on the wire. */
 export interface TranscriptionFields {
@@ -52,14 +52,14 @@ function checkFile(check: Checker, file: TranscriptionFields['file']): void {
     return;
   }
   if (file.bytes.length > limits.fileMaxBytes) {
-    check.fail('file', `must be at most ${limits.fileMaxBytes} bytes`, `${file.bytes.length} bytes`);
+    check.fail('file', `must be at most ${limits.fileMaxBytes} bytes`, measured(`${file.bytes.length} bytes`));
     return;
   }
   const durationMs = audioDurationMs(extension, file.bytes);
   if (durationMs === undefined) {
     check.fail('file', `must be a readable ${extension.slice(1).toUpperCase()} file`, file.name);
   } else if (durationMs > limits.fileMaxDurationMs) {
-    check.fail('file', `must be at most ${limits.fileMaxDurationMs / 1000} s long`, `${(durationMs / 1000).toFixed(1)} s`);
+    check.fail('file', `must be at most ${limits.fileMaxDurationMs / 1000} s long`, measured(`${(durationMs / 1000).toFixed(1)} s`));
   }
 }
 
