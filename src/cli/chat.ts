@@ -1,0 +1,76 @@
+import { Option, type Command } from 'commander';
+import { fileToDataUrl } from '../audio/data-url.js';
+import { buildChatRequest, buildMessagesRequest, streamReply, type Attachment, type Turn } from '../dialog/reply-request.js';
+import { withContext, type GlobalOptions } from './context.js';
+
+interface ChatOptions {
+  api?: 'chat' | 'messages';
+  model?: string;
+  system?: string;
+  thinking?: 'enabled' | 'disabled' | 'default';
+  effort?: 'high' | 'xhigh';
+  search?: boolean;
+  forcedSearch?: boolean;
+  image: string[];
+  video: string[];
+  audio: string[];
+  stream: boolean;
+  showReasoning?: boolean;
+}
+
+const collectList = (value: string, previous: string[]): string[] => [...previous, value];
+
+export function registerChat(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('chat')
+    .description('ask the chat model once and stream the reply to stdout')
+    .argument('<text...>', 'what to ask')
+    .addOption(new Option('--api <api>', 'chat (chat-completions) or messages (messages-style)').choices(['chat', 'messages']))
+    .option('--model <id>', 'model ID (default: chat.model from the config)')
+    .option('--system <text>', 'system prompt for this call')
+    .addOption(new Option('--thinking <mode>', 'thinking.type, or default to send none').choices(['enabled', 'disabled', 'default']))
+    .addOption(new Option('--effort <level>', 'reasoning effort (edition A, Ring-2.6-1T)').choices(['high', 'xhigh']))
+    .option('--search', 'let the model search the web (chat-completions only)')
+    .option('--forced-search', 'search on this request whatever the model thinks (implies --search)')
+    .option('--image <file>', 'attach an image (repeatable)', collectList, [])
+    .option('--video <file>', 'attach a video (repeatable, chat-completions only)', collectList, [])
+    .option('--audio <file>', 'attach audio (repeatable, chat-completions only)', collectList, [])
+    .option('--no-stream', 'wait for the whole reply instead of streaming it')
+    .option('--show-reasoning', 'print reasoning/thinking text to stderr')
+    .action(async (words: string[], options: ChatOptions) => {
+      await withContext(globals(), 'stderr', async ({ config, service }) => {
+        const chat = {
+          ...config.chat,
+          ...(options.model ? { model: options.model } : {}),
+          ...(options.system ? { systemPrompt: options.system } : {}),
+          ...(options.thinking ? { thinking: options.thinking } : {}),
+          ...(options.effort ? { effort: options.effort } : {}),
+          ...(options.search || options.forcedSearch ? { enableSearch: true, forcedSearch: options.forcedSearch === true } : {}),
+        };
+        const settings = { chat, service: { ...config.service, ...(options.api ? { api: options.api } : {}) } };
+        const history: Turn[] = [{ role: 'user', text: words.join(' ') }];
+        const attach = (kind: Attachment['kind'], files: string[]) =>
+          Promise.all(files.map(async (file): Promise<Attachment> => ({ kind, dataUrl: await fileToDataUrl(file) })));
+        const attachments = [
+          ...(await attach('image', options.image)),
+          ...(await attach('video', options.video)),
+          ...(await attach('audio', options.audio)),
+        ];
+        if (!options.stream) {
+          const reply =
+            settings.service.api === 'messages'
+              ? await service.messages.create(buildMessagesRequest(chat, history, attachments))
+              : await service.chat.create(buildChatRequest(chat, history, attachments));
+          if (options.showReasoning && reply.reasoning) process.stderr.write(`${reply.reasoning}\n`);
+          process.stdout.write(`${reply.text}\n`);
+          return;
+        }
+        for await (const event of streamReply(service, settings, history, undefined, attachments)) {
+          if (event.type === 'text') process.stdout.write(event.text);
+          else if (event.type === 'reasoning' && options.showReasoning) process.stderr.write(event.text);
+          else if (event.type === 'tool_call') process.stderr.write(`\n[tool call] ${event.call.name} ${event.call.arguments}\n`);
+        }
+        process.stdout.write('\n');
+      });
+    });
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError } from '../config/errors.js';
+import { RequestValidationError, ServiceError, isAbortError } from '../service/errors.js';
+import { redact } from '../system/secrets.js';
+import { registerChat } from './chat.js';
+import { UsageError, type GlobalOptions } from './context.js';
+import { registerModels } from './models.js';
+import { registerSay } from './say.js';
+import { registerSim } from './sim.js';
+import { registerTranscribe } from './transcribe.js';
+
+const program = new Command('hark')
+  .description('hark: a hands-free voice assistant daemon for the Model Inference Service')
+  .version('0.1.0')
+  .option('-c, --config <file>', 'config file (default: $XDG_CONFIG_HOME/hark/config.yaml, else /etc/hark/config.yaml)')
+  .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']))
+  .option('--sim', 'use a built-in stand-in service on loopback instead of the configured one')
+  .showHelpAfterError()
+  .exitOverride();
+
+const globals = (): GlobalOptions => program.opts<GlobalOptions>();
+registerChat(program, globals);
+registerSay(program, globals);
+registerTranscribe(program, globals);
+registerSim(program, globals);
+registerModels(program);
+
+/** Exit 2 for a mistake in how hark was called or configured, 1 for a failure while working. */
+function exitCodeFor(error: unknown): number {
+  if (error instanceof UsageError || error instanceof ConfigError || error instanceof RequestValidationError) return 2;
+  return 1;
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode;
+  } else if (isAbortError(error)) {
+    process.exitCode = 130;
+  } else {
+    const message = error instanceof ServiceError || error instanceof Error ? error.message : String(error);
+    process.stderr.write(`hark: ${redact(message)}\n`);
+    process.exitCode = exitCodeFor(error);
+  }
+}

@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import { writeFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { wavHeader } from '../audio/wav-header.js';
+import type { HarkConfig } from '../config/schema.js';
+import type { SpeechRequest } from '../service/speech.js';
+import type { SpeechResponseFormat, SpeechSampleRate } from '../service/limits.js';
+import { LIMITS } from '../service/limits.js';
+import { UsageError, parseNumber, withContext, type GlobalOptions } from './context.js';
+
+interface SayOptions {
+  output: string;
+  voice?: string;
+  instructions?: string;
+  sampleRate?: number;
+  speed?: number;
+  volume?: number;
+  pitch?: number;
+}
+
+const FORMATS: Record<string, SpeechResponseFormat> = { '.mp3': 'mp3', '.opus': 'opus', '.aac': 'aac', '.pcm': 'pcm' };
+
+/** The speech request for `text` with the configured voice, overridden by the command's options. */
+export function speechRequest(text: string, speech: HarkConfig['speech'], options: Partial<SayOptions> = {}): SpeechRequest {
+  const voice = options.voice ?? speech.voice;
+  const instructions = options.instructions ?? speech.instructions;
+  return {
+    input: text,
+    model: speech.model,
+    ...(voice ? { voice } : {}),
+    ...(instructions ? { instructions } : {}),
+    sample_rate: (options.sampleRate ?? speech.sampleRateHz) as SpeechSampleRate,
+    speed: options.speed ?? speech.speed,
+    volume: options.volume ?? speech.volume,
+    pitch: options.pitch ?? speech.pitch,
+  };
+}
+
+export function registerSay(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('say')
+    .description('synthesize speech into a file (.wav streams PCM; .mp3 .opus .aac .pcm ask for that format)')
+    .argument('<text...>', 'what to say (at most 2048 characters)')
+    .requiredOption('-o, --output <file>', 'where to write the audio')
+    .option('--voice <name>', 'a system voice')
+    .option('--instructions <text>', 'a voice-style description (designed voice)')
+    .option('--sample-rate <hz>', 'one of 8000, 16000, 22050, 24000', parseNumber('--sample-rate', 8000, 24000))
+    .option('--speed <x>', '0.25 to 4', parseNumber('--speed', 0.25, 4))
+    .option('--volume <x>', '0.5 to 2', parseNumber('--volume', 0.5, 2))
+    .option('--pitch <x>', '0.5 to 2', parseNumber('--pitch', 0.5, 2))
+    .action(async (words: string[], options: SayOptions) => {
+      const extension = extname(options.output).toLowerCase();
+      if (extension !== '.wav' && !FORMATS[extension]) {
+        throw new UsageError(`-o ${options.output}: use .wav, .mp3, .opus, .aac or .pcm`);
+      }
+      await withContext(globals(), 'stderr', async ({ config, service, logger }) => {
+        const request = speechRequest(words.join(' '), config.speech, options);
+        const sampleRateHz = request.sample_rate ?? LIMITS.speech.defaultSampleRateHz;
+        if (extension === '.wav') {
+          const chunks: Buffer[] = [];
+          for await (const event of service.speech.streamSse({ ...request, response_format: 'pcm' })) {
+            if (event.type === 'audio') chunks.push(event.audio);
+          }
+          const pcm = Buffer.concat(chunks);
+          await writeFile(options.output, Buffer.concat([wavHeader(pcm.length, sampleRateHz), pcm]));
+          logger.info('say.written', { file: options.output, seconds: pcm.length / 2 / sampleRateHz });
+        } else {
+          const { audio } = await service.speech.synthesize({ ...request, response_format: FORMATS[extension] });
+          await writeFile(options.output, audio);
+        }
+        process.stderr.write(`wrote ${options.output}\n`);
+      });
+    });
+}

@@ -1,0 +1,72 @@
+import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import YAML from 'yaml';
+import { startSim } from '../sim/server.js';
+import type { Fault, ReplyScript } from '../sim/script.js';
+import { commandLogger, parseNumber, UsageError, type GlobalOptions } from './context.js';
+
+interface SimCliOptions {
+  host: string;
+  port: number;
+  edition: 'A' | 'B';
+  prefix: string;
+  ttftMs?: number;
+  tokensPerSecond?: number;
+  ttsFirstByteMs?: number;
+  voice: 'auto' | 'espeak' | 'synthetic';
+  script?: string;
+}
+
+interface ScriptFile {
+  replies?: (ReplyScript | string)[];
+  transcripts?: string[];
+  faults?: Fault[];
+}
+
+export function registerSim(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('sim')
+    .description('run the stand-in service on loopback (prints its URL and key)')
+    .option('--host <addr>', 'address to listen on', '127.0.0.1')
+    .option('--port <n>', 'port (0 picks a free one)', parseNumber('--port', 0, 65535), 8787)
+    .option('--edition <A|B>', 'model lists of this edition', 'A')
+    .option('--prefix <segment>', 'messages-style path prefix', 'anthropic')
+    .option('--ttft-ms <ms>', 'delay before the first token', parseNumber('--ttft-ms', 0, 60_000))
+    .option('--tokens-per-second <n>', 'streamed token rate', parseNumber('--tokens-per-second', 1, 100_000))
+    .option('--tts-first-byte-ms <ms>', 'delay before the first speech byte', parseNumber('--tts-first-byte-ms', 0, 60_000))
+    .option('--voice <engine>', 'auto, espeak or synthetic', 'auto')
+    .option('--script <file>', 'YAML/JSON with replies, transcripts and faults to play in order')
+    .action(async (options: SimCliOptions) => {
+      if (options.edition !== 'A' && options.edition !== 'B') throw new UsageError('--edition must be A or B');
+      const logger = commandLogger(globals(), undefined, 'stderr');
+      const sim = await startSim({
+        host: options.host,
+        port: options.port,
+        edition: options.edition,
+        messagesPrefix: options.prefix,
+        voice: options.voice,
+        // A daemon started with the same environment can talk to it without further setup.
+        ...(process.env.HARK_API_KEY ? { apiKey: process.env.HARK_API_KEY } : {}),
+        timing: {
+          ...(options.ttftMs === undefined ? {} : { ttftMs: options.ttftMs }),
+          ...(options.tokensPerSecond === undefined ? {} : { tokensPerSecond: options.tokensPerSecond }),
+          ...(options.ttsFirstByteMs === undefined ? {} : { ttsFirstByteMs: options.ttsFirstByteMs }),
+        },
+        logger,
+      });
+      if (options.script) {
+        const script = YAML.parse(readFileSync(options.script, 'utf8')) as ScriptFile;
+        sim.script.reply(...(script.replies ?? [])).transcript(...(script.transcripts ?? [])).fault(...(script.faults ?? []));
+      }
+      process.stdout.write(
+        `hark stand-in service listening on ${sim.url} (edition ${options.edition}, voice ${sim.voiceEngine})\n` +
+          `  key: ${sim.apiKey}\n` +
+          `  try: HARK_SERVICE_BASE_URL=${sim.url} HARK_API_KEY=<key above> hark chat "hello"\n`,
+      );
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await sim.close();
+    });
+}

@@ -1,0 +1,57 @@
+import YAML from 'yaml';
+import { defaultConfig } from './schema.js';
+
+/** HARK_* variables that are not config options. */
+const RESERVED = new Set(['HARK_API_KEY', 'HARK_CONFIG', 'HARK_FFMPEG']);
+
+/** `chat.systemPrompt` → `HARK_CHAT_SYSTEM_PROMPT`. */
+export function envName(path: readonly string[]): string {
+  return `HARK_${path.map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('_')}`;
+}
+
+function leaves(node: unknown, path: string[], out: Map<string, { path: string[]; sample: unknown }>): void {
+  if (typeof node === 'object' && node !== null && !Array.isArray(node)) {
+    for (const [key, value] of Object.entries(node)) leaves(value, [...path, key], out);
+  } else {
+    out.set(envName(path), { path, sample: node });
+  }
+}
+
+let table: Map<string, { path: string[]; sample: unknown }> | undefined;
+
+/** Every option's environment variable, derived from the schema so the two cannot drift apart. */
+export function envTable(): Map<string, { path: string[]; sample: unknown }> {
+  if (!table) {
+    table = new Map();
+    leaves(defaultConfig(), [], table);
+  }
+  return table;
+}
+
+/** The overrides the environment asks for, as a nested object, plus any HARK_* name that is no option. */
+export function envOverrides(env: NodeJS.ProcessEnv): { values: Record<string, unknown>; problems: string[] } {
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith('HARK_') || RESERVED.has(name) || raw === undefined) continue;
+    const entry = envTable().get(name);
+    if (!entry) {
+      problems.push(`environment: ${name}: no such option (each option's variable is listed by 'hark config show --env')`);
+      continue;
+    }
+    let node = values;
+    for (const key of entry.path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+    node[entry.path.at(-1) as string] = parseValue(raw, entry.sample);
+  }
+  return { values, problems };
+}
+
+/** Strings stay strings; numbers, booleans, null and lists are read as YAML (`[hey hark, ok hark]`). */
+function parseValue(raw: string, sample: unknown): unknown {
+  if (typeof sample === 'string') return raw;
+  try {
+    return YAML.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}

@@ -1,0 +1,153 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import { registerSecret } from '../system/secrets.js';
+import { ConfigError, describeIssue, formatPath } from './errors.js';
+import { envOverrides } from './env.js';
+import { configSchema, defaultConfig, type HarkConfig } from './schema.js';
+
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DEFAULTS_PATH = join(PACKAGE_ROOT, 'config', 'default.yaml');
+export const CREDENTIAL_NAME = 'hark-api-key';
+
+export interface LoadOptions {
+  /** `--config`: must exist when given. */
+  configPath?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+  defaultsPath?: string;
+}
+
+export interface LoadedConfig {
+  config: HarkConfig;
+  /** The layers read, lowest first. */
+  sources: string[];
+  apiKey: string | undefined;
+}
+
+interface Layer {
+  source: string;
+  values: Record<string, unknown>;
+}
+
+/** default.yaml ← user file ← HARK_* environment; validated as a whole, or not at all. */
+export function loadConfig(options: LoadOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const layers: Layer[] = [];
+  const defaultsPath = options.defaultsPath ?? DEFAULTS_PATH;
+  if (existsSync(defaultsPath)) layers.push(readLayer(defaultsPath));
+  const userPath = userConfigPath(options.configPath, env);
+  if (userPath) layers.push(readLayer(userPath));
+  const fromEnv = envOverrides(env);
+  if (fromEnv.problems.length) throw new ConfigError(fromEnv.problems);
+  if (Object.keys(fromEnv.values).length) layers.push({ source: 'environment', values: fromEnv.values });
+
+  const merged: Record<string, unknown> = {};
+  const origins = new Map<string, string>();
+  for (const layer of layers) mergeInto(merged, layer.values, layer.source, origins, []);
+  const result = configSchema.safeParse(merged);
+  if (!result.success) {
+    const defaults = defaultConfig();
+    throw new ConfigError(
+      result.error.issues.map((issue) => {
+        const path = formatPath(issue.path);
+        const source = originOf(origins, issue.path.map(String)) ?? layers.at(-1)?.source ?? 'configuration';
+        return `${source}: ${path || '(top level)'}: ${describeIssue(issue, merged, defaults)}`;
+      }),
+    );
+  }
+  const apiKey = readApiKey(env);
+  registerSecret(apiKey);
+  return { config: result.data, sources: layers.map((l) => l.source), apiKey };
+}
+
+/** `--config`, else `$XDG_CONFIG_HOME/hark/config.yaml`, else `/etc/hark/config.yaml`; undefined when none exists. */
+export function userConfigPath(explicit: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (explicit) {
+    if (!existsSync(explicit)) throw new ConfigError([`${explicit}: no such file (given with --config)`]);
+    return explicit;
+  }
+  const xdg = join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'hark', 'config.yaml');
+  if (existsSync(xdg)) return xdg;
+  return existsSync('/etc/hark/config.yaml') ? '/etc/hark/config.yaml' : undefined;
+}
+
+/** The key comes from the environment (or an EnvironmentFile) or a systemd credential, never a file of settings. */
+export function readApiKey(env: NodeJS.ProcessEnv): string | undefined {
+  const fromEnv = env.HARK_API_KEY?.trim();
+  if (fromEnv) return fromEnv;
+  const credentials = env.CREDENTIALS_DIRECTORY;
+  if (credentials) {
+    const path = join(credentials, CREDENTIAL_NAME);
+    if (existsSync(path)) return readFileSync(path, 'utf8').trim() || undefined;
+  }
+  return undefined;
+}
+
+function readLayer(path: string): Layer {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`${path}: cannot be read: ${(error as Error).message}`]);
+  }
+  const doc = YAML.parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length) {
+    throw new ConfigError(doc.errors.map((e) => `${path}: YAML syntax: ${e.message.split('\n')[0]}`));
+  }
+  const values: unknown = doc.toJS();
+  if (values === null || values === undefined) return { source: path, values: {} };
+  if (typeof values !== 'object' || Array.isArray(values)) {
+    throw new ConfigError([`${path}: must be a mapping of sections (service:, chat:, ...)`]);
+  }
+  const secret = findSecretKey(values as Record<string, unknown>, []);
+  if (secret) {
+    throw new ConfigError([
+      `${path}: ${secret}: the API key is never read from a config file; set HARK_API_KEY in the environment or an EnvironmentFile, or use a systemd credential named ${CREDENTIAL_NAME}`,
+    ]);
+  }
+  return { source: path, values: values as Record<string, unknown> };
+}
+
+function findSecretKey(node: Record<string, unknown>, path: string[]): string | undefined {
+  for (const [key, value] of Object.entries(node)) {
+    if (/^(api[-_]?key|apikey|token|secret)$/i.test(key)) return [...path, key].join('.');
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const found = findSecretKey(value as Record<string, unknown>, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function mergeInto(
+  target: Record<string, unknown>,
+  source: Record<string, unknown>,
+  label: string,
+  origins: Map<string, string>,
+  path: string[],
+): void {
+  for (const [key, value] of Object.entries(source)) {
+    const here = [...path, key];
+    const existing = target[key];
+    if (isPlainObject(value) && isPlainObject(existing)) {
+      mergeInto(existing, value, label, origins, here);
+    } else {
+      target[key] = isPlainObject(value) ? structuredClone(value) : value;
+      origins.set(here.join('.'), label);
+    }
+  }
+}
+
+function originOf(origins: Map<string, string>, path: string[]): string | undefined {
+  for (let n = path.length; n > 0; n--) {
+    const found = origins.get(path.slice(0, n).join('.'));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { LIMITS } from '../service/limits.js';
+
+const ms = (min: number, max: number, fallback: number) => z.number().int().min(min).max(max).default(fallback);
+const unit = z.number().min(0).max(1);
+const nullableString = z.string().min(1).nullable().default(null);
+
+const service = z
+  .object({
+    baseUrl: z.url({ protocol: /^https?$/ }).default('https://api.ant-ling.com'),
+    messagesPrefix: z.string().regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-" only').default('anthropic'),
+    authStyle: z.enum(['bearer', 'x-api-key']).default('bearer'),
+    edition: z.enum(['A', 'B']).default('A'),
+    api: z.enum(['chat', 'messages']).default('chat'),
+    timeouts: z
+      .object({
+        requestMs: ms(1000, LIMITS.nonStreamingTimeoutMs, LIMITS.nonStreamingTimeoutMs),
+        streamIdleMs: ms(1000, 300_000, 30_000),
+        connectMs: ms(500, 60_000, 10_000),
+      })
+      .strict()
+      .prefault({}),
+    retry: z
+      .object({
+        maxRetries: z.number().int().min(0).max(10).default(3),
+        baseDelayMs: ms(10, 60_000, 400),
+        maxDelayMs: ms(10, 120_000, 8000),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .prefault({});
+
+const chat = z
+  .object({
+    model: z.string().min(1).default('Ling-3.0-flash'),
+    systemPrompt: z
+      .string()
+      .min(1)
+      .default(
+        'You are hark, a voice assistant. Your replies are spoken aloud, so answer in a few short, plain sentences. ' +
+          'Do not use markdown, lists, tables, code blocks, emoji or URLs. Say numbers and units as they are spoken.',
+      ),
+    thinking: z.enum(['enabled', 'disabled', 'default']).default('disabled'),
+    effort: z.enum(['high', 'xhigh']).nullable().default(null),
+    temperature: unit.nullable().default(null),
+    topP: z.number().gt(0).max(1).nullable().default(null),
+    enableSearch: z.boolean().default(false),
+    forcedSearch: z.boolean().default(false),
+    maxTokens: z.number().int().min(1).max(LIMITS.defaultMaxTokens).default(1024),
+  })
+  .strict()
+  .prefault({});
+
+const history = z
+  .object({
+    maxTurns: z.number().int().min(0).max(200).default(12),
+    maxChars: z.number().int().min(200).max(200_000).default(12_000),
+  })
+  .strict()
+  .prefault({});
+
+const speech = z
+  .object({
+    model: z.string().min(1).default('Ming-3.0-tts'),
+    voice: nullableString,
+    instructions: nullableString,
+    sampleRateHz: z.union(LIMITS.speech.sampleRatesHz.map((r) => z.literal(r))).default(24000),
+    speed: z.number().min(LIMITS.speech.speed.min).max(LIMITS.speech.speed.max).default(1),
+    volume: z.number().min(LIMITS.speech.volume.min).max(LIMITS.speech.volume.max).default(1),
+    pitch: z.number().min(LIMITS.speech.pitch.min).max(LIMITS.speech.pitch.max).default(1),
+    lookahead: z.number().int().min(1).max(4).default(2),
+  })
+  .strict()
+  .prefault({});
+
+const transcription = z
+  .object({
+    model: z.string().min(1).default('Ming-3.0-asr-tiny'),
+    language: nullableString,
+  })
+  .strict()
+  .prefault({});
+
+const voice = z
+  .object({
+    reference: nullableString,
+    referenceText: nullableString,
+  })
+  .strict()
+  .prefault({});
+
+const audio = z
+  .object({
+    recorder: z.enum(['sox', 'rec', 'arecord']).default('arecord'),
+    captureDevice: nullableString,
+    player: z.enum(['speaker', 'command']).default('speaker'),
+    playerCommand: z.string().min(1).default('aplay -q -t raw -f S16_LE -c 1 -r {rate}'),
+    playbackDevice: nullableString,
+    earcons: z.boolean().default(true),
+    micRetryMaxMs: ms(500, 120_000, 30_000),
+  })
+  .strict()
+  .prefault({});
+
+const vad = z
+  .object({
+    engine: z.enum(['silero', 'energy']).default('silero'),
+    startThreshold: unit.default(0.5),
+    stopThreshold: unit.default(0.35),
+    speakingStartThreshold: unit.default(0.8),
+    energyGateDbfs: z.number().min(-100).max(0).default(-55),
+    minSpeechMs: ms(50, 5000, 250),
+    endSilenceMs: ms(100, 5000, 600),
+    preRollMs: ms(0, 2000, 300),
+  })
+  .strict()
+  .prefault({});
+
+const bargeIn = z
+  .object({
+    enabled: z.boolean().default(true),
+    minSpeechMs: ms(50, 3000, 300),
+  })
+  .strict()
+  .prefault({});
+
+const listen = z
+  .object({
+    wakePhrases: z.array(z.string().min(1)).default([]),
+    followUpMs: ms(0, 120_000, 8000),
+    stopPhrases: z.array(z.string().min(1)).default(['stop', 'cancel', 'be quiet', 'never mind']),
+  })
+  .strict()
+  .prefault({});
+
+const log = z
+  .object({
+    level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  })
+  .strict()
+  .prefault({});
+
+export const configSchema = z
+  .object({ service, chat, history, speech, transcription, voice, audio, vad, bargeIn, listen, log })
+  .strict()
+  .superRefine((config, ctx) => {
+    if (config.vad.stopThreshold > config.vad.startThreshold) {
+      ctx.addIssue({ code: 'custom', path: ['vad', 'stopThreshold'], message: 'must not be above vad.startThreshold' });
+    }
+    if ((config.voice.reference === null) !== (config.voice.referenceText === null)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['voice', config.voice.reference === null ? 'reference' : 'referenceText'],
+        message: 'voice.reference and voice.referenceText go together: a clip needs its verbatim transcript',
+      });
+    }
+  });
+
+export type HarkConfig = z.infer<typeof configSchema>;
+
+export function defaultConfig(): HarkConfig {
+  return configSchema.parse({});
+}

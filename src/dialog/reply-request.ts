@@ -1,0 +1,85 @@
+import type { HarkConfig } from '../config/schema.js';
+import type { ChatContentPart, ChatMessage, ChatRequest } from '../service/chat.js';
+import type { MessagesContentBlock, MessagesMessage, MessagesRequest } from '../service/messages.js';
+import type { ReplyEvent } from '../service/reply.js';
+import type { Service } from '../service/index.js';
+
+/** One exchange of the conversation as hark keeps it: plain text, as said and as heard. */
+export interface Turn {
+  role: 'user' | 'assistant';
+  text: string;
+}
+
+/** Media attached to the newest user turn (from the command line). */
+export type Attachment = { kind: 'image' | 'video' | 'audio'; dataUrl: string };
+
+type ChatSettings = HarkConfig['chat'];
+
+export function buildChatRequest(chat: ChatSettings, history: Turn[], attachments: Attachment[] = []): ChatRequest {
+  const messages: ChatMessage[] = [{ role: 'system', content: chat.systemPrompt }];
+  history.forEach((turn, i) => {
+    const last = i === history.length - 1;
+    if (last && attachments.length > 0 && turn.role === 'user') {
+      const parts: ChatContentPart[] = [{ type: 'text', text: turn.text }, ...attachments.map(chatPart)];
+      messages.push({ role: 'user', content: parts });
+    } else {
+      messages.push({ role: turn.role, content: turn.text });
+    }
+  });
+  return {
+    model: chat.model,
+    messages,
+    ...(chat.temperature === null ? {} : { temperature: chat.temperature }),
+    ...(chat.topP === null ? {} : { top_p: chat.topP }),
+    ...(chat.enableSearch ? { enable_search: true, search_options: { forced_search: chat.forcedSearch } } : {}),
+    ...(chat.effort === null ? {} : { reasoning: { effort: chat.effort } }),
+    ...(chat.thinking === 'default' ? {} : { thinking: { type: chat.thinking } }),
+  };
+}
+
+export function buildMessagesRequest(chat: ChatSettings, history: Turn[], attachments: Attachment[] = []): MessagesRequest {
+  const messages: MessagesMessage[] = history.map((turn, i) => {
+    const images = i === history.length - 1 && turn.role === 'user' ? attachments.filter((a) => a.kind === 'image') : [];
+    if (images.length === 0) return { role: turn.role, content: turn.text };
+    const blocks: MessagesContentBlock[] = [{ type: 'text', text: turn.text }, ...images.map(imageBlock)];
+    return { role: turn.role, content: blocks };
+  });
+  return {
+    model: chat.model,
+    system: chat.systemPrompt,
+    messages,
+    max_tokens: chat.maxTokens,
+    ...(chat.temperature === null ? {} : { temperature: chat.temperature }),
+    ...(chat.topP === null ? {} : { top_p: chat.topP }),
+    ...(chat.effort === null ? {} : { output_config: { effort: chat.effort } }),
+    ...(chat.thinking === 'default' ? {} : { thinking: { type: chat.thinking } }),
+  };
+}
+
+/** The reply to `history`, streamed from whichever endpoint the configuration names. */
+export function streamReply(
+  service: Service,
+  config: Pick<HarkConfig, 'chat' | 'service'>,
+  history: Turn[],
+  signal?: AbortSignal,
+  attachments: Attachment[] = [],
+): AsyncGenerator<ReplyEvent> {
+  return config.service.api === 'messages'
+    ? service.messages.stream(buildMessagesRequest(config.chat, history, attachments), { signal })
+    : service.chat.stream(buildChatRequest(config.chat, history, attachments), { signal });
+}
+
+function chatPart(attachment: Attachment): ChatContentPart {
+  const url = { url: attachment.dataUrl };
+  if (attachment.kind === 'image') return { type: 'image_url', image_url: url };
+  if (attachment.kind === 'video') return { type: 'video_url', video_url: url };
+  return { type: 'audio_url', audio_url: url };
+}
+
+function imageBlock(attachment: Attachment): MessagesContentBlock {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(attachment.dataUrl);
+  return {
+    type: 'image',
+    source: { type: 'base64', media_type: match?.[1] ?? 'image/png', data: match?.[2] ?? '' },
+  };
+}
