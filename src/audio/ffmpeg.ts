@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { abortError } from '../service/errors.js';
+import { childEnv } from '../system/child-env.js';
 
 let cachedPath: string | undefined;
 
@@ -25,6 +26,7 @@ export function runFfmpeg(args: readonly string[], input?: Buffer, signal?: Abor
   return new Promise((resolve, reject) => {
     const child = spawn(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], {
       stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      env: childEnv(),
     });
     const out: Buffer[] = [];
     let err = '';

@@ -46,7 +46,7 @@ export function describeIssue(issue: z.core.$ZodIssue, raw: unknown, defaults: u
       return `unknown option ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}${options ? ` (known here: ${options})` : ''}`;
     }
     default:
-      return `${issue.message}${shown}`;
+      return issue.message;
   }
 }
 

@@ -52,7 +52,9 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     throw new ConfigError(
       result.error.issues.map((issue) => {
         const path = formatPath(issue.path);
-        const source = originOf(origins, issue.path.map(String)) ?? layers.at(-1)?.source ?? 'configuration';
+        // An unknown key is blamed on the layer that wrote it, not on the section holding it.
+        const culprit = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
+        const source = originOf(origins, culprit.map(String)) ?? layers.at(-1)?.source ?? 'configuration';
         return `${source}: ${path || '(top level)'}: ${describeIssue(issue, merged, defaults)}`;
       }),
     );
@@ -135,9 +137,14 @@ function mergeInto(
       mergeInto(existing, value, label, origins, here);
     } else {
       target[key] = isPlainObject(value) ? structuredClone(value) : value;
-      origins.set(here.join('.'), label);
+      recordOrigins(value, here, label, origins);
     }
   }
+}
+
+function recordOrigins(value: unknown, path: string[], label: string, origins: Map<string, string>): void {
+  origins.set(path.join('.'), label);
+  if (isPlainObject(value)) for (const [key, inner] of Object.entries(value)) recordOrigins(inner, [...path, key], label, origins);
 }
 
 function originOf(origins: Map<string, string>, path: string[]): string | undefined {

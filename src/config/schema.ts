@@ -149,11 +149,18 @@ export const configSchema = z
     if (config.vad.stopThreshold > config.vad.startThreshold) {
       ctx.addIssue({ code: 'custom', path: ['vad', 'stopThreshold'], message: 'must not be above vad.startThreshold' });
     }
-    if ((config.voice.reference === null) !== (config.voice.referenceText === null)) {
+    if (config.voice.reference !== null && config.voice.referenceText === null) {
       ctx.addIssue({
         code: 'custom',
-        path: ['voice', config.voice.reference === null ? 'reference' : 'referenceText'],
-        message: 'voice.reference and voice.referenceText go together: a clip needs its verbatim transcript',
+        path: ['voice', 'reference'],
+        message: 'needs voice.referenceText, the verbatim transcript of the clip',
+      });
+    }
+    if (config.voice.reference === null && config.voice.referenceText !== null) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['voice', 'referenceText'],
+        message: 'is only used with voice.reference, the clip it transcribes',
       });
     }
   });

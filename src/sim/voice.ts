@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readWavInfo } from '../audio/wav-header.js';
 import { resample, scale, samplesOf } from '../audio/pcm.js';
+import { childEnv } from '../system/child-env.js';
 
 export type VoiceEngine = 'espeak' | 'synthetic';
 
@@ -48,7 +49,7 @@ async function renderEspeak(request: RenderRequest): Promise<Int16Array> {
     '-p', String(Math.round(Math.min(99, Math.max(0, 50 * request.pitch + voiceOffset(request.voice))))),
   ];
   const wav = await new Promise<Buffer>((resolve, reject) => {
-    const child = spawn('espeak-ng', args, { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn('espeak-ng', args, { stdio: ['pipe', 'pipe', 'ignore'], env: childEnv() });
     const out: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.on('error', reject);

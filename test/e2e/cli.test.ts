@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readWavInfo } from '../../src/audio/wav-header.js';
+import { runFfmpeg } from '../../src/audio/ffmpeg.js';
+import { HARK, cleanEnv, runHark } from '../helpers/cli.js';
+import { toneWav } from '../helpers/audio.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hark-cli-'));
+
+describe('hark CLI', () => {
+  it('chat streams the reply to stdout (against the built-in stand-in)', async () => {
+    const result = await runHark(['--sim', 'chat', 'what', 'is', 'hark?']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^You said: what is hark\? This is the stand-in service answering\./);
+    expect(result.stderr).toBe('');
+  });
+
+  it('chat --api messages goes through the messages-style endpoint', async () => {
+    const result = await runHark(['--sim', '--log-level', 'debug', 'chat', '--api', 'messages', 'hello']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/You said: hello\./);
+    expect(result.stderr).toMatch(/"endpoint":"messages"/);
+  });
+
+  it('say writes a WAV of real speech', async () => {
+    const out = join(dir, 'hello.wav');
+    const result = await runHark(['--sim', 'say', 'Hello from the command line.', '-o', out, '--sample-rate', '16000']);
+    expect(result.code).toBe(0);
+    const info = readWavInfo(await readFile(out));
+    expect(info.sampleRateHz).toBe(16000);
+    expect(info.durationMs).toBeGreaterThan(800);
+  });
+
+  it('transcribe converts a non-WAV file and cuts one longer than 30 s into chunks', async () => {
+    const ogg = join(dir, 'long.ogg');
+    await runFfmpeg(['-f', 'wav', '-i', 'pipe:0', '-c:a', 'libopus', '-y', ogg], toneWav(65_000, 16000));
+    const result = await runHark(['--sim', 'transcribe', '--json', ogg]);
+    expect(result.code).toBe(0);
+    const parsed = JSON.parse(result.stdout) as { text: string; parts: string[] };
+    expect(parsed.parts.length).toBe(3);
+    expect(parsed.text).toContain('seconds of audio');
+  });
+
+  it('models lists both editions', async () => {
+    const result = await runHark(['models']);
+    expect(result.stdout).toMatch(/^A +Ring-2\.6-1T +chat, messages +- +yes/m);
+    expect(result.stdout).toMatch(/^B +Ming-3\.0-audio-flash +chat +yes/m);
+  });
+
+  it.each(['chat', 'say', 'transcribe', 'sim', 'models'])('%s --help explains itself', async (command) => {
+    const result = await runHark([command, '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^Usage: hark ${command}`));
+  });
+
+  it('without a key, says where to put one and exits 2', async () => {
+    const result = await runHark(['chat', 'hi']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no API key: set HARK_API_KEY/);
+  });
+
+  it('a bad config value stops it with the file and field named', async () => {
+    const result = await runHark(['--sim', 'chat', 'hi'], { env: cleanEnv({ HARK_CHAT_TEMPERATURE: '7' }) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/environment: chat.temperature: must be at most 1 \(got 7\)/);
+  });
+
+  it('sim prints its URL and key, serves, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [HARK, 'sim', '--port', '0'], { env: cleanEnv() });
+    const banner = await new Promise<string>((resolve) => {
+      let text = '';
+      child.stdout.on('data', (d: Buffer) => {
+        text += d.toString();
+        if (text.includes('key:')) resolve(text);
+      });
+    });
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
+    const key = /key: (\S+)/.exec(banner)?.[1];
+    expect(url).toBeDefined();
+    const result = await runHark(['chat', 'ping'], { env: cleanEnv({ HARK_SERVICE_BASE_URL: url ?? '', HARK_API_KEY: key ?? '' }) });
+    expect(result.stdout).toMatch(/You said: ping\./);
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+  });
+});

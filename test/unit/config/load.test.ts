@@ -1,0 +1,147 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '../../../src/config/errors.js';
+import { envName, envTable } from '../../../src/config/env.js';
+import { DEFAULTS_PATH, loadConfig } from '../../../src/config/load.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hark-config-'));
+let n = 0;
+function file(text: string): string {
+  const path = join(dir, `config-${++n}.yaml`);
+  writeFileSync(path, text);
+  return path;
+}
+/** An environment with no user file in reach, so only what the test gives counts. */
+const bare = { HOME: dir, XDG_CONFIG_HOME: join(dir, 'none') };
+
+function problemsOf(run: () => unknown): string[] {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config/default.yaml', () => {
+  it('documents exactly the schema defaults', () => {
+    expect(YAML.parse(readFileSync(DEFAULTS_PATH, 'utf8'))).toEqual(defaultConfig());
+  });
+
+  it('documents every option with a comment', () => {
+    const text = readFileSync(DEFAULTS_PATH, 'utf8');
+    for (const { path } of envTable().values()) {
+      const key = path.at(-1) as string;
+      const line = text.split('\n').findIndex((l) => l.trimStart().startsWith(`${key}:`));
+      expect(line, `${path.join('.')} is in default.yaml`).toBeGreaterThan(0);
+      const above = text.split('\n').slice(Math.max(0, line - 3), line).join('\n');
+      expect(above, `${path.join('.')} has a comment above it`).toMatch(/#/);
+    }
+  });
+});
+
+describe('loadConfig', () => {
+  it('layers the user file over the defaults and the environment over both', () => {
+    const path = file('speech:\n  voice: Cherry\n  speed: 1.5\nchat:\n  model: Ling-3.0-tiny\n');
+    const { config, sources } = loadConfig({ configPath: path, env: { ...bare, HARK_SPEECH_SPEED: '2', HARK_SERVICE_API: 'messages' } });
+    expect(config.speech.voice).toBe('Cherry');
+    expect(config.speech.speed).toBe(2);
+    expect(config.chat.model).toBe('Ling-3.0-tiny');
+    expect(config.service.api).toBe('messages');
+    expect(config.service.baseUrl).toBe('https://api.ant-ling.com');
+    expect(sources).toEqual([DEFAULTS_PATH, path, 'environment']);
+  });
+
+  it('finds $XDG_CONFIG_HOME/hark/config.yaml on its own', () => {
+    const xdg = join(dir, 'xdg');
+    mkdirSync(join(xdg, 'hark'), { recursive: true });
+    writeFileSync(join(xdg, 'hark', 'config.yaml'), 'log:\n  level: debug\n');
+    expect(loadConfig({ env: { XDG_CONFIG_HOME: xdg } }).config.log.level).toBe('debug');
+  });
+
+  it('names the file, the field and what is allowed for an out-of-range value', () => {
+    const path = file('speech:\n  sampleRateHz: 44100\n  speed: 9\n');
+    expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))).toEqual([
+      `${path}: speech.sampleRateHz: must be one of 8000, 16000, 22050, 24000 (got 44100)`,
+      `${path}: speech.speed: must be at most 4 (got 9)`,
+    ]);
+  });
+
+  it('names an unknown option and lists the known ones', () => {
+    const path = file('speech:\n  voise: Cherry\n');
+    const [problem] = problemsOf(() => loadConfig({ configPath: path, env: bare }));
+    expect(problem).toMatch(new RegExp(`^${path}: speech: unknown option "voise" \\(known here: model, voice,`));
+  });
+
+  it('names a wrong type and a wrong enum value', () => {
+    const path = file('bargeIn:\n  enabled: "sometimes"\nservice:\n  api: rest\n');
+    expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))).toEqual([
+      `${path}: service.api: must be one of "chat", "messages" (got "rest")`,
+      `${path}: bargeIn.enabled: must be a boolean (got "sometimes")`,
+    ]);
+  });
+
+  it('blames the environment for a bad environment value', () => {
+    expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_VAD_START_THRESHOLD: '1.5' } }))).toEqual([
+      'environment: vad.startThreshold: must be at most 1 (got 1.5)',
+    ]);
+  });
+
+  it('refuses a HARK_ variable that is no option', () => {
+    expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_SPEECH_VOISE: 'x' } }))[0]).toMatch(
+      /^environment: HARK_SPEECH_VOISE: no such option/,
+    );
+  });
+
+  it('reports a YAML syntax error with the file name', () => {
+    const path = file('speech:\n  voice: [unclosed\n');
+    expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))[0]).toMatch(new RegExp(`^${path}: YAML syntax:`));
+  });
+
+  it('refuses an API key written in a config file, pointing to the right places', () => {
+    const path = file('service:\n  apiKey: sk-123\n');
+    const [problem] = problemsOf(() => loadConfig({ configPath: path, env: bare }));
+    expect(problem).toMatch(/service\.apiKey: the API key is never read from a config file; set HARK_API_KEY/);
+    expect(problem).not.toContain('sk-123');
+  });
+
+  it('requires a reference clip and its transcript together', () => {
+    const path = file('voice:\n  reference: /tmp/me.wav\n');
+    expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))).toEqual([
+      `${path}: voice.reference: needs voice.referenceText, the verbatim transcript of the clip`,
+    ]);
+  });
+
+  it('refuses a --config file that does not exist', () => {
+    expect(problemsOf(() => loadConfig({ configPath: join(dir, 'missing.yaml'), env: bare }))[0]).toMatch(/no such file/);
+  });
+
+  it('reads the API key from HARK_API_KEY, else from the systemd credential', () => {
+    const credentials = join(dir, 'credentials');
+    mkdirSync(credentials, { recursive: true });
+    writeFileSync(join(credentials, 'hark-api-key'), 'sk-from-credential\n');
+    expect(loadConfig({ env: { ...bare, CREDENTIALS_DIRECTORY: credentials } }).apiKey).toBe('sk-from-credential');
+    expect(loadConfig({ env: { ...bare, CREDENTIALS_DIRECTORY: credentials, HARK_API_KEY: 'sk-env' } }).apiKey).toBe('sk-env');
+    expect(loadConfig({ env: bare }).apiKey).toBeUndefined();
+  });
+
+  it('reads lists and nulls from the environment', () => {
+    const { config } = loadConfig({ env: { ...bare, HARK_LISTEN_WAKE_PHRASES: '[hey hark, ok hark]', HARK_CHAT_TEMPERATURE: '0.3' } });
+    expect(config.listen.wakePhrases).toEqual(['hey hark', 'ok hark']);
+    expect(config.chat.temperature).toBe(0.3);
+  });
+});
+
+describe('environment names', () => {
+  it('follow HARK_<SECTION>_<OPTION>', () => {
+    expect(envName(['chat', 'systemPrompt'])).toBe('HARK_CHAT_SYSTEM_PROMPT');
+    expect(envName(['service', 'timeouts', 'requestMs'])).toBe('HARK_SERVICE_TIMEOUTS_REQUEST_MS');
+    expect(envTable().has('HARK_SPEECH_SAMPLE_RATE_HZ')).toBe(true);
+  });
+});
