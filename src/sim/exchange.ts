@@ -127,8 +127,9 @@ export class Exchange {
     this.req.socket.destroy();
   }
 
+  /** Waits, unless the exchange is over; below a millisecond (no timer can do that) it does not wait. */
   sleep(ms: number): Promise<void> {
-    if (ms <= 0 || this.closed) return Promise.resolve();
+    if (ms < 1 || this.closed) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.abort.signal.removeEventListener('abort', onAbort);
