@@ -58,10 +58,11 @@ export async function benchChatClient(options: { rounds?: number; cpuRounds?: nu
   const wallMs: Record<ClientName, number[]> = { hark: [], openai: [] };
   try {
     const shortReply = { text: 'One short sentence for latency.', ttftMs: 20, tokensPerSecond: 200 };
-    for (const name of CLIENTS) for (let i = 0; i < 20; i++) {
-      await sim.reply(shortReply);
-      await streamers[name].run(() => undefined);
-    }
+    for (const name of CLIENTS)
+      for (let i = 0; i < 20; i++) {
+        await sim.reply(shortReply);
+        await streamers[name].run(() => undefined);
+      }
     // Latency: alternate the clients so drift on a shared machine hits both alike.
     for (let i = 0; i < rounds; i++) {
       for (const name of i % 2 ? [...CLIENTS].reverse() : CLIENTS) {
@@ -103,12 +104,22 @@ export async function benchChatClient(options: { rounds?: number; cpuRounds?: nu
         wallMsPer10kTokensMedian: round(median(wallMs[name]), 1),
       },
     ]),
-  ) as Record<ClientName, { firstDeltaMedianMs: number; firstDeltaP90Ms: number; cpuMsPer10kTokensMedian: number; wallMsPer10kTokensMedian: number }>;
+  ) as Record<
+    ClientName,
+    {
+      firstDeltaMedianMs: number;
+      firstDeltaP90Ms: number;
+      cpuMsPer10kTokensMedian: number;
+      wallMsPer10kTokensMedian: number;
+    }
+  >;
   const ratio = {
     firstDelta: round(summary.openai.firstDeltaMedianMs / summary.hark.firstDeltaMedianMs, 2),
     cpu: round(summary.openai.cpuMsPer10kTokensMedian / summary.hark.cpuMsPer10kTokensMedian, 2),
   };
-  console.log('\nChat-completions client: first SSE byte on the socket -> first text delta delivered; CPU per 10,000 tokens');
+  console.log(
+    '\nChat-completions client: first SSE byte on the socket -> first text delta delivered; CPU per 10,000 tokens',
+  );
   console.log(
     table([
       ['client', 'first delta median ms', 'p90 ms', 'CPU ms / 10k tokens', 'wall ms / 10k tokens'],
@@ -122,9 +133,19 @@ export async function benchChatClient(options: { rounds?: number; cpuRounds?: nu
       ['openai / hark', `${ratio.firstDelta}x`, '', `${ratio.cpu}x`, ''],
     ]),
   );
-  const verdict = ratio.firstDelta >= 1 && ratio.cpu >= 1 ? 'hark is not slower' : 'hark is SLOWER on at least one measure';
-  console.log(`(${rounds} latency rounds, ${cpuRounds} CPU rounds per client, alternating; ratios > 1 favour hark) ${verdict}`);
-  const path = writeResult('chat-client', { rounds, cpuRounds, summary, ratio, verdict, samples: { firstDeltaMs, cpuMs } });
+  const verdict =
+    ratio.firstDelta >= 1 && ratio.cpu >= 1 ? 'hark is not slower' : 'hark is SLOWER on at least one measure';
+  console.log(
+    `(${rounds} latency rounds, ${cpuRounds} CPU rounds per client, alternating; ratios > 1 favour hark) ${verdict}`,
+  );
+  const path = writeResult('chat-client', {
+    rounds,
+    cpuRounds,
+    summary,
+    ratio,
+    verdict,
+    samples: { firstDeltaMs, cpuMs },
+  });
   console.log(`wrote ${path}`);
   return { summary, ratio };
 }

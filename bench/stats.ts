@@ -32,7 +32,10 @@ const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'r
 export function writeResult(name: string, data: unknown): string {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const path = join(RESULTS_DIR, `${name}.json`);
-  writeFileSync(path, `${JSON.stringify({ name, at: new Date().toISOString(), node: process.version, ...(data as object) }, null, 2)}\n`);
+  writeFileSync(
+    path,
+    `${JSON.stringify({ name, at: new Date().toISOString(), node: process.version, ...(data as object) }, null, 2)}\n`,
+  );
   return path;
 }
 

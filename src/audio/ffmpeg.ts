@@ -46,7 +46,10 @@ export function runFfmpeg(args: readonly string[], input?: Buffer, signal?: Abor
     child.on('close', (code) => {
       signal?.removeEventListener('abort', onAbort);
       if (code === 0) resolve(Buffer.concat(out));
-      else reject(new Error(`ffmpeg failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' | ') || 'no message'}`));
+      else
+        reject(
+          new Error(`ffmpeg failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' | ') || 'no message'}`),
+        );
     });
     if (input && child.stdin) {
       child.stdin.on('error', () => undefined);
@@ -57,7 +60,11 @@ export function runFfmpeg(args: readonly string[], input?: Buffer, signal?: Abor
 
 /** Any audio file ffmpeg can read, as 16-bit mono PCM at `sampleRateHz`. */
 export function decodeFileToPcm(path: string, sampleRateHz: number, signal?: AbortSignal): Promise<Buffer> {
-  return runFfmpeg(['-i', path, '-f', 's16le', '-acodec', 'pcm_s16le', '-ac', '1', '-ar', String(sampleRateHz), 'pipe:1'], undefined, signal);
+  return runFfmpeg(
+    ['-i', path, '-f', 's16le', '-acodec', 'pcm_s16le', '-ac', '1', '-ar', String(sampleRateHz), 'pipe:1'],
+    undefined,
+    signal,
+  );
 }
 
 const ENCODE_ARGS: Record<string, string[]> = {

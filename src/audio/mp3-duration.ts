@@ -43,8 +43,11 @@ function readFrame(buf: Uint8Array, at: number): Frame | undefined {
 
 function id3v2Length(buf: Uint8Array): number {
   if (buf.length < 10 || buf[0] !== 0x49 || buf[1] !== 0x44 || buf[2] !== 0x33) return 0;
-  const size = (((buf[6] as number) & 0x7f) << 21) | (((buf[7] as number) & 0x7f) << 14) |
-    (((buf[8] as number) & 0x7f) << 7) | ((buf[9] as number) & 0x7f);
+  const size =
+    (((buf[6] as number) & 0x7f) << 21) |
+    (((buf[7] as number) & 0x7f) << 14) |
+    (((buf[8] as number) & 0x7f) << 7) |
+    ((buf[9] as number) & 0x7f);
   return 10 + size + (((buf[5] as number) & 0x10) !== 0 ? 10 : 0);
 }
 

@@ -1,6 +1,12 @@
 import { Option, type Command } from 'commander';
 import { fileToDataUrl } from '../audio/data-url.js';
-import { buildChatRequest, buildMessagesRequest, streamReply, type Attachment, type Turn } from '../dialog/reply-request.js';
+import {
+  buildChatRequest,
+  buildMessagesRequest,
+  streamReply,
+  type Attachment,
+  type Turn,
+} from '../dialog/reply-request.js';
 import { withContext, type GlobalOptions } from './context.js';
 
 interface ChatOptions {
@@ -25,10 +31,18 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
     .command('chat')
     .description('ask the chat model once and stream the reply to stdout')
     .argument('<text...>', 'what to ask')
-    .addOption(new Option('--api <api>', 'chat (chat-completions) or messages (messages-style)').choices(['chat', 'messages']))
+    .addOption(
+      new Option('--api <api>', 'chat (chat-completions) or messages (messages-style)').choices(['chat', 'messages']),
+    )
     .option('--model <id>', 'model ID (default: chat.model from the config)')
     .option('--system <text>', 'system prompt for this call')
-    .addOption(new Option('--thinking <mode>', 'thinking.type, or default to send none').choices(['enabled', 'disabled', 'default']))
+    .addOption(
+      new Option('--thinking <mode>', 'thinking.type, or default to send none').choices([
+        'enabled',
+        'disabled',
+        'default',
+      ]),
+    )
     .addOption(new Option('--effort <level>', 'reasoning effort (edition A, Ring-2.6-1T)').choices(['high', 'xhigh']))
     .option('--search', 'let the model search the web (chat-completions only)')
     .option('--forced-search', 'search on this request whatever the model thinks (implies --search)')
@@ -45,7 +59,9 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
           ...(options.system ? { systemPrompt: options.system } : {}),
           ...(options.thinking ? { thinking: options.thinking } : {}),
           ...(options.effort ? { effort: options.effort } : {}),
-          ...(options.search || options.forcedSearch ? { enableSearch: true, forcedSearch: options.forcedSearch === true } : {}),
+          ...(options.search || options.forcedSearch
+            ? { enableSearch: true, forcedSearch: options.forcedSearch === true }
+            : {}),
         };
         const settings = { chat, service: { ...config.service, ...(options.api ? { api: options.api } : {}) } };
         const history: Turn[] = [{ role: 'user', text: words.join(' ') }];
@@ -68,7 +84,8 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
         for await (const event of streamReply(service, settings, history, undefined, attachments)) {
           if (event.type === 'text') process.stdout.write(event.text);
           else if (event.type === 'reasoning' && options.showReasoning) process.stderr.write(event.text);
-          else if (event.type === 'tool_call') process.stderr.write(`\n[tool call] ${event.call.name} ${event.call.arguments}\n`);
+          else if (event.type === 'tool_call')
+            process.stderr.write(`\n[tool call] ${event.call.name} ${event.call.arguments}\n`);
         }
         process.stdout.write('\n');
       });

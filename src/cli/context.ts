@@ -25,7 +25,11 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export function commandLogger(options: GlobalOptions, config: HarkConfig | undefined, stream: 'stdout' | 'stderr'): Logger {
+export function commandLogger(
+  options: GlobalOptions,
+  config: HarkConfig | undefined,
+  stream: 'stdout' | 'stderr',
+): Logger {
   const out = stream === 'stdout' ? process.stdout : process.stderr;
   return createLogger({
     level: options.logLevel ?? (stream === 'stderr' ? 'warn' : (config?.log.level ?? 'info')),
@@ -38,7 +42,10 @@ export function commandLogger(options: GlobalOptions, config: HarkConfig | undef
  * Config, logger and service for one command. With `--sim`, a stand-in service starts in
  * this process and hark talks to it, so everything works without a key or a network.
  */
-export async function openContext(options: GlobalOptions, logTo: 'stdout' | 'stderr' = 'stderr'): Promise<CommandContext> {
+export async function openContext(
+  options: GlobalOptions,
+  logTo: 'stdout' | 'stderr' = 'stderr',
+): Promise<CommandContext> {
   const loaded = loadConfig({ configPath: options.config });
   const { config } = loaded;
   const logger = commandLogger(options, config, logTo);

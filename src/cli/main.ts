@@ -4,6 +4,8 @@ import { ConfigError } from '../config/errors.js';
 import { RequestValidationError, ServiceError, isAbortError } from '../service/errors.js';
 import { redact } from '../system/secrets.js';
 import { registerChat } from './chat.js';
+import { registerDemo } from './demo.js';
+import { registerRun } from './run.js';
 import { UsageError, type GlobalOptions } from './context.js';
 import { registerModels } from './models.js';
 import { registerSay } from './say.js';
@@ -20,6 +22,8 @@ const program = new Command('hark')
   .exitOverride();
 
 const globals = (): GlobalOptions => program.opts<GlobalOptions>();
+registerRun(program, globals);
+registerDemo(program, globals);
 registerChat(program, globals);
 registerSay(program, globals);
 registerTranscribe(program, globals);

@@ -21,7 +21,11 @@ interface SayOptions {
 const FORMATS: Record<string, SpeechResponseFormat> = { '.mp3': 'mp3', '.opus': 'opus', '.aac': 'aac', '.pcm': 'pcm' };
 
 /** The speech request for `text` with the configured voice, overridden by the command's options. */
-export function speechRequest(text: string, speech: HarkConfig['speech'], options: Partial<SayOptions> = {}): SpeechRequest {
+export function speechRequest(
+  text: string,
+  speech: HarkConfig['speech'],
+  options: Partial<SayOptions> = {},
+): SpeechRequest {
   const voice = options.voice ?? speech.voice;
   const instructions = options.instructions ?? speech.instructions;
   return {

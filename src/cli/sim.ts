@@ -33,7 +33,11 @@ export function registerSim(program: Command, globals: () => GlobalOptions): voi
     .option('--prefix <segment>', 'messages-style path prefix', 'anthropic')
     .option('--ttft-ms <ms>', 'delay before the first token', parseNumber('--ttft-ms', 0, 60_000))
     .option('--tokens-per-second <n>', 'streamed token rate', parseNumber('--tokens-per-second', 1, 100_000))
-    .option('--tts-first-byte-ms <ms>', 'delay before the first speech byte', parseNumber('--tts-first-byte-ms', 0, 60_000))
+    .option(
+      '--tts-first-byte-ms <ms>',
+      'delay before the first speech byte',
+      parseNumber('--tts-first-byte-ms', 0, 60_000),
+    )
     .option('--voice <engine>', 'auto, espeak or synthetic', 'auto')
     .option('--script <file>', 'YAML/JSON with replies, transcripts and faults to play in order')
     .action(async (options: SimCliOptions) => {
@@ -56,7 +60,10 @@ export function registerSim(program: Command, globals: () => GlobalOptions): voi
       });
       if (options.script) {
         const script = YAML.parse(readFileSync(options.script, 'utf8')) as ScriptFile;
-        sim.script.reply(...(script.replies ?? [])).transcript(...(script.transcripts ?? [])).fault(...(script.faults ?? []));
+        sim.script
+          .reply(...(script.replies ?? []))
+          .transcript(...(script.transcripts ?? []))
+          .fault(...(script.faults ?? []));
       }
       process.stdout.write(
         `hark stand-in service listening on ${sim.url} (edition ${options.edition}, voice ${sim.voiceEngine})\n` +

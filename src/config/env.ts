@@ -36,7 +36,9 @@ export function envOverrides(env: NodeJS.ProcessEnv): { values: Record<string, u
     if (!name.startsWith('HARK_') || RESERVED.has(name) || raw === undefined) continue;
     const entry = envTable().get(name);
     if (!entry) {
-      problems.push(`environment: ${name}: no such option (each option's variable is listed by 'hark config show --env')`);
+      problems.push(
+        `environment: ${name}: no such option (each option's variable is listed by 'hark config show --env')`,
+      );
       continue;
     }
     let node = values;

@@ -144,7 +144,8 @@ function mergeInto(
 
 function recordOrigins(value: unknown, path: string[], label: string, origins: Map<string, string>): void {
   origins.set(path.join('.'), label);
-  if (isPlainObject(value)) for (const [key, inner] of Object.entries(value)) recordOrigins(inner, [...path, key], label, origins);
+  if (isPlainObject(value))
+    for (const [key, inner] of Object.entries(value)) recordOrigins(inner, [...path, key], label, origins);
 }
 
 function originOf(origins: Map<string, string>, path: string[]): string | undefined {

@@ -8,7 +8,10 @@ const nullableString = z.string().min(1).nullable().default(null);
 const service = z
   .object({
     baseUrl: z.url({ protocol: /^https?$/ }).default('https://api.ant-ling.com'),
-    messagesPrefix: z.string().regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-" only').default('anthropic'),
+    messagesPrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-" only')
+      .default('anthropic'),
     authStyle: z.enum(['bearer', 'x-api-key']).default('bearer'),
     edition: z.enum(['A', 'B']).default('A'),
     api: z.enum(['chat', 'messages']).default('chat'),

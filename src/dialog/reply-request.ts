@@ -37,9 +37,14 @@ export function buildChatRequest(chat: ChatSettings, history: Turn[], attachment
   };
 }
 
-export function buildMessagesRequest(chat: ChatSettings, history: Turn[], attachments: Attachment[] = []): MessagesRequest {
+export function buildMessagesRequest(
+  chat: ChatSettings,
+  history: Turn[],
+  attachments: Attachment[] = [],
+): MessagesRequest {
   const messages: MessagesMessage[] = history.map((turn, i) => {
-    const images = i === history.length - 1 && turn.role === 'user' ? attachments.filter((a) => a.kind === 'image') : [];
+    const images =
+      i === history.length - 1 && turn.role === 'user' ? attachments.filter((a) => a.kind === 'image') : [];
     if (images.length === 0) return { role: turn.role, content: turn.text };
     const blocks: MessagesContentBlock[] = [{ type: 'text', text: turn.text }, ...images.map(imageBlock)];
     return { role: turn.role, content: blocks };

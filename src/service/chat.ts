@@ -87,18 +87,21 @@ export class ChatCompletionsClient extends ClientBase {
 /** Reads a non-streaming `chat.completion` body (OpenAI shape). */
 function readCompletion(json: unknown): ReplyResult {
   if (!isRecord(json) || !Array.isArray(json.choices)) throw badResponse('chat', 'the response has no choices');
-  const choice = json.choices.find((c: unknown) => isRecord(c) && (c.index ?? 0) === 0) as Record<string, unknown> | undefined;
+  const choice = json.choices.find((c: unknown) => isRecord(c) && (c.index ?? 0) === 0) as
+    Record<string, unknown> | undefined;
   const message = isRecord(choice?.message) ? choice.message : {};
-  const toolCalls: ToolCall[] = (Array.isArray(message.tool_calls) ? message.tool_calls : []).filter(isRecord).map((call) => {
-    const fn = isRecord(call.function) ? call.function : {};
-    const args = typeof fn.arguments === 'string' ? fn.arguments : '';
-    return {
-      id: typeof call.id === 'string' ? call.id : '',
-      name: typeof fn.name === 'string' ? fn.name : '',
-      arguments: args,
-      input: parseToolInput(args),
-    };
-  });
+  const toolCalls: ToolCall[] = (Array.isArray(message.tool_calls) ? message.tool_calls : [])
+    .filter(isRecord)
+    .map((call) => {
+      const fn = isRecord(call.function) ? call.function : {};
+      const args = typeof fn.arguments === 'string' ? fn.arguments : '';
+      return {
+        id: typeof call.id === 'string' ? call.id : '',
+        name: typeof fn.name === 'string' ? fn.name : '',
+        arguments: args,
+        input: parseToolInput(args),
+      };
+    });
   return {
     id: typeof json.id === 'string' ? json.id : undefined,
     model: typeof json.model === 'string' ? json.model : undefined,

@@ -156,10 +156,7 @@ export function parseRetryAfter(
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
-export function headerValue(
-  headers: Record<string, string | string[] | undefined>,
-  name: string,
-): string | undefined {
+export function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -2,14 +2,7 @@ import { Pool, type Dispatcher, type FormData } from 'undici';
 import type { Readable } from 'node:stream';
 import { silentLogger, type Logger } from '../system/logger.js';
 import { registerSecret } from '../system/secrets.js';
-import {
-  ServiceError,
-  abortError,
-  headerValue,
-  isAbortError,
-  parseErrorResponse,
-  type Endpoint,
-} from './errors.js';
+import { ServiceError, abortError, headerValue, isAbortError, parseErrorResponse, type Endpoint } from './errors.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
 import { LIMITS } from './limits.js';
 

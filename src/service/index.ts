@@ -33,7 +33,11 @@ export function createService(config: HarkConfig, target: ServiceTarget, logger:
   return {
     transport,
     chat: new ChatCompletionsClient(common),
-    messages: new MessagesClient({ ...common, prefix: config.service.messagesPrefix, authStyle: config.service.authStyle }),
+    messages: new MessagesClient({
+      ...common,
+      prefix: config.service.messagesPrefix,
+      authStyle: config.service.authStyle,
+    }),
     speech: new SpeechClient(common),
     transcription: new TranscriptionClient(common),
     close: () => transport.close(),

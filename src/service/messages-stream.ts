@@ -65,7 +65,8 @@ export class MessagesStreamReader {
   private startBlock(payload: Record<string, unknown>, out: ReplyEvent[]): void {
     const block = payload.content_block;
     if (!isRecord(block)) return;
-    if (block.type === 'text' && typeof block.text === 'string' && block.text) out.push({ type: 'text', text: block.text });
+    if (block.type === 'text' && typeof block.text === 'string' && block.text)
+      out.push({ type: 'text', text: block.text });
     if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking) {
       out.push({ type: 'reasoning', text: block.thinking });
     }
@@ -97,12 +98,16 @@ export class MessagesStreamReader {
     const open = this.toolUses.get(index);
     if (!open) return;
     this.toolUses.delete(index);
-    out.push({ type: 'tool_call', call: { id: open.id, name: open.name, arguments: open.json, input: parseToolInput(open.json) } });
+    out.push({
+      type: 'tool_call',
+      call: { id: open.id, name: open.name, arguments: open.json, input: parseToolInput(open.json) },
+    });
   }
 
   private mergeUsage(usage: Record<string, unknown>): void {
     const inputTokens = typeof usage.input_tokens === 'number' ? usage.input_tokens : (this.usage?.inputTokens ?? 0);
-    const outputTokens = typeof usage.output_tokens === 'number' ? usage.output_tokens : (this.usage?.outputTokens ?? 0);
+    const outputTokens =
+      typeof usage.output_tokens === 'number' ? usage.output_tokens : (this.usage?.outputTokens ?? 0);
     this.usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
   }
 }

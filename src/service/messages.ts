@@ -10,7 +10,12 @@ export type MessagesContentBlock =
   | { type: 'text'; text: string }
   | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string } }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; tool_use_id: string; content?: string | { type: 'text'; text: string }[]; is_error?: boolean };
+  | {
+      type: 'tool_result';
+      tool_use_id: string;
+      content?: string | { type: 'text'; text: string }[];
+      is_error?: boolean;
+    };
 
 export interface MessagesMessage {
   role: 'user' | 'assistant';
@@ -70,7 +75,10 @@ export class MessagesClient extends ClientBase {
     this.enforce('messages', checkMessagesBody(body, this.edition));
     const reader = new MessagesStreamReader();
     const out: ReplyEvent[] = [];
-    for await (const { sse, json } of this.jsonEvents('messages', this.path, body, { ...options, auth: this.authStyle })) {
+    for await (const { sse, json } of this.jsonEvents('messages', this.path, body, {
+      ...options,
+      auth: this.authStyle,
+    })) {
       if (json === DONE || reader.finished) continue;
       reader.read(sse.event, json, out);
       if (out.length > 0) {

@@ -18,7 +18,13 @@ const TEXT_MODELS_A = [
   'Ling-2.6-flash',
   'VendorAngelMed',
 ] as const;
-const TEXT_MODELS_B = ['Ling-3.1-flash', 'Ling-3.0-flash-VL', 'Ling-3.0-flash', 'Ling-3.0-tiny', 'VendorAngelMed'] as const;
+const TEXT_MODELS_B = [
+  'Ling-3.1-flash',
+  'Ling-3.0-flash-VL',
+  'Ling-3.0-flash',
+  'Ling-3.0-tiny',
+  'VendorAngelMed',
+] as const;
 
 const CATALOGUE: Record<Edition, Record<Endpoint, readonly string[]>> = {
   A: {

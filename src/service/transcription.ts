@@ -41,10 +41,7 @@ const MIME_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.mp3': 'audio
 export class TranscriptionClient extends ClientBase {
   async transcribe(request: TranscriptionRequest, options: CallSignal = {}): Promise<Transcription> {
     const model = request.model ?? DEFAULT_MODELS.transcription;
-    this.enforce(
-      'transcription',
-      checkTranscriptionFields({ ...request, model, file: request.file }, this.edition),
-    );
+    this.enforce('transcription', checkTranscriptionFields({ ...request, model, file: request.file }, this.edition));
     const form = new FormData();
     const type = MIME_TYPES[extname(request.file.name).toLowerCase()] ?? 'application/octet-stream';
     form.append('file', new Blob([request.file.bytes], { type }), request.file.name);
@@ -53,7 +50,12 @@ export class TranscriptionClient extends ClientBase {
     if (request.prompt) form.append('prompt', request.prompt);
     form.append('response_format', request.response_format ?? 'json');
     if (request.temperature !== undefined) form.append('temperature', String(request.temperature));
-    const response = await this.transport.call({ endpoint: 'transcription', path: PATH, body: form, signal: options.signal });
+    const response = await this.transport.call({
+      endpoint: 'transcription',
+      path: PATH,
+      body: form,
+      signal: options.signal,
+    });
     return readTranscription(parseBodyJson('transcription', response.body, response.requestId));
   }
 }

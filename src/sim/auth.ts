@@ -32,7 +32,8 @@ export function checkMessagesAuth(headers: IncomingHttpHeaders, key: string): Au
     return { ok: false, status: 400, message: 'send either Authorization: Bearer or x-api-key, not both' };
   }
   const given = viaBearer ?? (Array.isArray(viaHeader) ? viaHeader[0] : viaHeader);
-  if (given === undefined) return { ok: false, status: 401, message: 'missing x-api-key or Authorization: Bearer header' };
+  if (given === undefined)
+    return { ok: false, status: 401, message: 'missing x-api-key or Authorization: Bearer header' };
   if (!sameKey(given, key)) return { ok: false, status: 401, message: 'invalid x-api-key' };
   return { ok: true };
 }

@@ -19,7 +19,12 @@ export async function handleChat(ex: Exchange, ctx: SimContext): Promise<void> {
   if (problem) return ex.sendError(400, 'invalid_request_error', problem.message, problem.field);
   const model = String(body.model);
   if (!ctx.knowsModel('chat', model)) {
-    return ex.sendError(404, 'model_not_found', `The model ${model} does not exist or you do not have access to it.`, 'model');
+    return ex.sendError(
+      404,
+      'model_not_found',
+      `The model ${model} does not exist or you do not have access to it.`,
+      'model',
+    );
   }
   if (await applyLeadingFault(ex)) return;
   const tools = Array.isArray(body.tools) ? body.tools : [];
@@ -41,7 +46,13 @@ export async function handleChat(ex: Exchange, ctx: SimContext): Promise<void> {
   if (body.stream !== true) {
     await ex.sleep(plan.ttftMs + plan.intervalMs * plan.textTokens.length);
     const toolCalls = plan.toolCall
-      ? [{ id: plan.toolCall.id, type: 'function', function: { name: plan.toolCall.name, arguments: plan.toolCall.argumentsJson } }]
+      ? [
+          {
+            id: plan.toolCall.id,
+            type: 'function',
+            function: { name: plan.toolCall.name, arguments: plan.toolCall.argumentsJson },
+          },
+        ]
       : undefined;
     return ex.sendJson(200, {
       id,
@@ -91,11 +102,13 @@ export async function handleChat(ex: Exchange, ctx: SimContext): Promise<void> {
     const opening = { index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } };
     if (!(await paced(delta({ content: '', tool_calls: [opening] }), first))) return;
     for (const piece of fragments(call.argumentsJson)) {
-      if (!(await paced(delta({ content: '', tool_calls: [{ index: 0, function: { arguments: piece } }] }), false))) return;
+      if (!(await paced(delta({ content: '', tool_calls: [{ index: 0, function: { arguments: piece } }] }), false)))
+        return;
     }
   }
   const zero = { completion_tokens: 0, prompt_tokens: 0, total_tokens: 0 };
-  if (!(await out.frame(frame([{ index: 0, delta: { content: '' }, finish_reason: FINISH[plan.stopReason] }], zero)))) return;
+  if (!(await out.frame(frame([{ index: 0, delta: { content: '' }, finish_reason: FINISH[plan.stopReason] }], zero))))
+    return;
   if (!(await out.frame(frame([], usage, { metadata: {} })))) return;
   if (ctx.chatDoneMarker && !(await out.frame('data: [DONE]\n\n'))) return;
   ex.end();

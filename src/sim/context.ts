@@ -68,7 +68,8 @@ export async function applyLeadingFault(ex: Exchange): Promise<boolean> {
   const fault: Fault | undefined = ex.fault;
   if (fault?.delayMs) await ex.sleep(fault.delayMs);
   if (fault?.status === undefined) return false;
-  const headers: Record<string, string> = fault.retryAfterS === undefined ? {} : { 'retry-after': String(fault.retryAfterS) };
+  const headers: Record<string, string> =
+    fault.retryAfterS === undefined ? {} : { 'retry-after': String(fault.retryAfterS) };
   const type = fault.status === 429 ? 'rate_limit_error' : fault.status === 529 ? 'overloaded_error' : 'api_error';
   ex.sendError(fault.status, type, fault.message ?? `injected fault: HTTP ${fault.status}`, undefined, headers);
   return true;

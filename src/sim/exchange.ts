@@ -61,7 +61,13 @@ export class Exchange {
     return Buffer.concat(chunks);
   }
 
-  sendError(status: number, type: string, message: string, param?: string, extraHeaders: Record<string, string> = {}): void {
+  sendError(
+    status: number,
+    type: string,
+    message: string,
+    param?: string,
+    extraHeaders: Record<string, string> = {},
+  ): void {
     const requestId = `req_sim_${this.record.seq}`;
     const body =
       this.errorStyle === 'anthropic'
@@ -106,24 +112,29 @@ export class Exchange {
       }
       return;
     }
-    if (!this.res.write(bytes)) await new Promise<void>((resolve) => {
-      const done = (): void => {
-        this.res.off('drain', done);
-        this.res.off('close', done);
-        resolve();
-      };
-      this.res.on('drain', done);
-      this.res.on('close', done);
-    });
+    if (!this.res.write(bytes))
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          this.res.off('drain', done);
+          this.res.off('close', done);
+          resolve();
+        };
+        this.res.on('drain', done);
+        this.res.on('close', done);
+      });
   }
 
   end(): void {
     if (!this.closed) this.res.end();
   }
 
-  /** Destroys the connection mid-stream, as a crashed or cut-off server would. */
-  drop(): void {
+  /**
+   * Destroys the connection mid-stream, as a crashed or cut-off server would; after the bytes
+   * already written have left (Node corks response writes until the next tick).
+   */
+  async drop(): Promise<void> {
     this.record.outcome = 'dropped';
+    await new Promise((resolve) => setImmediate(resolve));
     this.req.socket.destroy();
   }
 
@@ -164,7 +175,7 @@ export class SseWriter {
     const sent = exchange.record.events;
     if (exchange.closed) return false;
     if (fault?.dropAfterEvents === sent) {
-      exchange.drop();
+      await exchange.drop();
       return false;
     }
     if (fault?.malformedAfterEvents === sent) {

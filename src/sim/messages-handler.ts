@@ -51,13 +51,21 @@ export async function handleMessages(ex: Exchange, ctx: SimContext): Promise<voi
   }
 
   const streamed = noise ? [UNKNOWN_BLOCK, ...blocks] : blocks;
-  const event = (name: string, payload: object): string => `event:${name}\ndata:${JSON.stringify({ type: name, id, ...payload })}\n\n`;
+  const event = (name: string, payload: object): string =>
+    `event:${name}\ndata:${JSON.stringify({ type: name, id, ...payload })}\n\n`;
   const out = new SseWriter(ex, () =>
     event('error', { error: { type: 'overloaded_error', message: 'Overloaded (injected fault)' } }),
   );
   ex.startStream('text/event-stream');
   await ex.sleep(plan.ttftMs);
-  const start = { id, content: [], model, role: 'assistant', type: 'message', usage: { input_tokens: 0, output_tokens: 0 } };
+  const start = {
+    id,
+    content: [],
+    model,
+    role: 'assistant',
+    type: 'message',
+    usage: { input_tokens: 0, output_tokens: 0 },
+  };
   if (!(await out.frame(event('message_start', { message: start })))) return;
   if (noise && !(await out.frame(event('ping', {})))) return;
   let firstDelta = true;

@@ -50,7 +50,9 @@ export function planReply(input: PlanInput): ReplyPlan {
   return {
     reasoningTokens,
     textTokens,
-    toolCall: tool ? { id: `call_sim_${input.seq}`, name: tool.name, argumentsJson: JSON.stringify(tool.arguments) } : undefined,
+    toolCall: tool
+      ? { id: `call_sim_${input.seq}`, name: tool.name, argumentsJson: JSON.stringify(tool.arguments) }
+      : undefined,
     ttftMs: script?.ttftMs ?? ctx.timing.ttftMs,
     intervalMs: intervalMs(script, ctx.timing),
     stopReason,

@@ -155,7 +155,9 @@ export class SimServer extends EventEmitter<{ request: [SimRequest] }> {
     if (!endpoint) return ex.sendError(404, 'not_found', `no endpoint at ${ex.req.method} ${ex.record.path}`);
     if (ex.req.method !== 'POST') return ex.sendError(405, 'invalid_request_error', 'use POST');
     const verdict =
-      endpoint === 'messages' ? checkMessagesAuth(ex.req.headers, this.apiKey) : checkBearer(ex.req.headers, this.apiKey);
+      endpoint === 'messages'
+        ? checkMessagesAuth(ex.req.headers, this.apiKey)
+        : checkBearer(ex.req.headers, this.apiKey);
     if (!verdict.ok) {
       await ex.readBody();
       const type = verdict.status === 401 ? 'authentication_error' : 'invalid_request_error';

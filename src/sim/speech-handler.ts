@@ -17,7 +17,8 @@ export async function handleSpeech(ex: Exchange, ctx: SimContext): Promise<void>
   const problem = checkSpeechBody(body, ctx.edition).errors[0];
   if (problem) return ex.sendError(400, 'invalid_request_error', problem.message, problem.field);
   const model = String(body.model);
-  if (!ctx.knowsModel('speech', model)) return ex.sendError(404, 'model_not_found', `The model ${model} does not exist.`, 'model');
+  if (!ctx.knowsModel('speech', model))
+    return ex.sendError(404, 'model_not_found', `The model ${model} does not exist.`, 'model');
   if (await applyLeadingFault(ex)) return;
 
   const streamFormat = body.stream_format as 'sse' | 'audio' | undefined;
@@ -51,14 +52,20 @@ export async function handleSpeech(ex: Exchange, ctx: SimContext): Promise<void>
     const chunk = audio.subarray(at, at + chunkBytes);
     const sent =
       streamFormat === 'sse'
-        ? await out.frame(`data: ${JSON.stringify({ type: 'speech.audio.delta', audio: chunk.toString('base64') })}\n\n`)
+        ? await out.frame(
+            `data: ${JSON.stringify({ type: 'speech.audio.delta', audio: chunk.toString('base64') })}\n\n`,
+          )
         : await writeRaw(ex, chunk);
     if (!sent) return;
     deltas++;
   }
   if (streamFormat === 'sse') {
     const promptTokens = estimateTokens(String(body.input));
-    const usage = { prompt_tokens: promptTokens, completion_tokens: deltas * 10, total_tokens: promptTokens + deltas * 10 };
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: deltas * 10,
+      total_tokens: promptTokens + deltas * 10,
+    };
     if (!(await out.frame(`data: ${JSON.stringify({ type: 'speech.audio.done', usage })}\n\n`))) return;
   }
   ex.end();

@@ -46,7 +46,8 @@ export async function handleTranscription(ex: Exchange, ctx: SimContext): Promis
   const problem = checkTranscriptionFields(fields, ctx.edition).errors[0];
   if (problem) return ex.sendError(400, 'invalid_request_error', problem.message, problem.field);
   const model = String(fields.model);
-  if (!ctx.knowsModel('transcription', model)) return ex.sendError(404, 'model_not_found', `The model ${model} does not exist.`, 'model');
+  if (!ctx.knowsModel('transcription', model))
+    return ex.sendError(404, 'model_not_found', `The model ${model} does not exist.`, 'model');
   if (await applyLeadingFault(ex)) return;
   await ex.sleep(ctx.timing.transcriptionDelayMs);
 

@@ -44,16 +44,21 @@ async function renderEspeak(request: RenderRequest): Promise<Int16Array> {
   const cjk = /[\u3400-\u9fff]/u.test(request.text);
   const args = [
     '--stdout',
-    '-v', cjk ? 'cmn' : 'en-us',
-    '-s', String(Math.round(Math.min(450, Math.max(80, 175 * request.speed)))),
-    '-p', String(Math.round(Math.min(99, Math.max(0, 50 * request.pitch + voiceOffset(request.voice))))),
+    '-v',
+    cjk ? 'cmn' : 'en-us',
+    '-s',
+    String(Math.round(Math.min(450, Math.max(80, 175 * request.speed)))),
+    '-p',
+    String(Math.round(Math.min(99, Math.max(0, 50 * request.pitch + voiceOffset(request.voice))))),
   ];
   const wav = await new Promise<Buffer>((resolve, reject) => {
     const child = spawn('espeak-ng', args, { stdio: ['pipe', 'pipe', 'ignore'], env: childEnv() });
     const out: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`espeak-ng exit ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`espeak-ng exit ${code}`)),
+    );
     child.stdin.on('error', () => undefined);
     child.stdin.end(request.text);
   });

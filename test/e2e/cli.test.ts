@@ -81,7 +81,9 @@ describe('hark CLI', () => {
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
     const key = /key: (\S+)/.exec(banner)?.[1];
     expect(url).toBeDefined();
-    const result = await runHark(['chat', 'ping'], { env: cleanEnv({ HARK_SERVICE_BASE_URL: url ?? '', HARK_API_KEY: key ?? '' }) });
+    const result = await runHark(['chat', 'ping'], {
+      env: cleanEnv({ HARK_SERVICE_BASE_URL: url ?? '', HARK_API_KEY: key ?? '' }),
+    });
     expect(result.stdout).toMatch(/You said: ping\./);
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));

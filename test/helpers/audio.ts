@@ -5,7 +5,8 @@ import { bufferOf } from '../../src/audio/pcm.js';
 export function tone(durationMs: number, sampleRateHz: number, frequencyHz = 220, amplitude = 0.3): Int16Array {
   const n = Math.round((durationMs / 1000) * sampleRateHz);
   const out = new Int16Array(n);
-  for (let i = 0; i < n; i++) out[i] = Math.round(Math.sin((2 * Math.PI * frequencyHz * i) / sampleRateHz) * amplitude * 32767);
+  for (let i = 0; i < n; i++)
+    out[i] = Math.round(Math.sin((2 * Math.PI * frequencyHz * i) / sampleRateHz) * amplitude * 32767);
   return out;
 }
 

@@ -15,12 +15,20 @@ export interface RunResult {
 /** An environment without user config or key, so tests see only what they set. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const home = mkdtempSync(join(tmpdir(), 'hark-home-'));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ...extra };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    ...extra,
+  };
   return env;
 }
 
 /** Runs the built `hark` command and collects its output. */
-export function runHark(args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<RunResult> {
+export function runHark(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [HARK, ...args], { env: options.env ?? cleanEnv() });
     let stdout = '';

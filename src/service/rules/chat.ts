@@ -1,4 +1,11 @@
-import { chatMediaKinds, effortEffective, isKnownModel, modelsFor, thinkingEffective, type Edition } from '../models.js';
+import {
+  chatMediaKinds,
+  effortEffective,
+  isKnownModel,
+  modelsFor,
+  thinkingEffective,
+  type Edition,
+} from '../models.js';
 import { Checker, isObject } from './checker.js';
 import { checkEffort, checkMessageList, checkSampling, checkThinking } from './generation.js';
 

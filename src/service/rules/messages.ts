@@ -1,4 +1,11 @@
-import { effortEffective, isKnownModel, messagesMediaKinds, modelsFor, thinkingEffective, type Edition } from '../models.js';
+import {
+  effortEffective,
+  isKnownModel,
+  messagesMediaKinds,
+  modelsFor,
+  thinkingEffective,
+  type Edition,
+} from '../models.js';
 import { Checker, isObject } from './checker.js';
 import { checkEffort, checkMessageList, checkSampling, checkThinking } from './generation.js';
 
@@ -14,10 +21,14 @@ export function checkMessagesBody(body: unknown, edition: Edition): Checker {
   }
   const model = body.model;
   if (check.requiredString('model', model) && !isKnownModel(edition, 'messages', model)) {
-    check.warn(`model ${model} is not in edition ${edition}'s messages list (${modelsFor(edition, 'messages').join(', ')})`);
+    check.warn(
+      `model ${model} is not in edition ${edition}'s messages list (${modelsFor(edition, 'messages').join(', ')})`,
+    );
   }
   const imagesAllowed =
-    typeof model !== 'string' || !isKnownModel(edition, 'messages', model) || messagesMediaKinds(model).includes('image');
+    typeof model !== 'string' ||
+    !isKnownModel(edition, 'messages', model) ||
+    messagesMediaKinds(model).includes('image');
   checkMessageList(check, body.messages, ROLES, (field, content) => {
     if (typeof content === 'string') return;
     if (!Array.isArray(content)) {
@@ -58,8 +69,10 @@ function checkBlock(check: Checker, at: string, block: unknown, imagesAllowed: b
       if (typeof block.text !== 'string') check.fail(`${at}.text`, 'must be a string', block.text);
       break;
     case 'image':
-      if (!imagesAllowed) check.fail(`${at}.type`, `image blocks are accepted only by Ling-3.0-flash-VL, not by ${model}`);
-      if (!isObject(block.source)) check.fail(`${at}.source`, 'is required: {type, media_type, data} or {type: "url", url}');
+      if (!imagesAllowed)
+        check.fail(`${at}.type`, `image blocks are accepted only by Ling-3.0-flash-VL, not by ${model}`);
+      if (!isObject(block.source))
+        check.fail(`${at}.source`, 'is required: {type, media_type, data} or {type: "url", url}');
       break;
     case 'tool_use':
       check.requiredString(`${at}.id`, block.id);

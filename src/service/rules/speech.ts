@@ -22,7 +22,11 @@ export function checkSpeechBody(body: unknown, edition: Edition): Checker {
   if (typeof input !== 'string' || input.length === 0) {
     check.fail('input', `must be text of 1 to ${limits.inputMaxChars} characters, not null or empty`, input);
   } else if (charCount(input) > limits.inputMaxChars) {
-    check.fail('input', `must be at most ${limits.inputMaxChars} characters`, measured(`${charCount(input)} characters`));
+    check.fail(
+      'input',
+      `must be at most ${limits.inputMaxChars} characters`,
+      measured(`${charCount(input)} characters`),
+    );
   }
   check.optionalString('voice', body.voice);
   check.optionalString('instructions', body.instructions);
@@ -62,7 +66,8 @@ function checkReferences(check: Checker, references: unknown): void {
     }
     check.requiredString(`${at}.text`, reference.text);
     const problem = referenceAudioProblem(reference.audio);
-    if (problem) check.fail(`${at}.audio`, problem.limit, problem.actual === undefined ? undefined : measured(problem.actual));
+    if (problem)
+      check.fail(`${at}.audio`, problem.limit, problem.actual === undefined ? undefined : measured(problem.actual));
   });
 }
 
@@ -76,7 +81,10 @@ export function referenceAudioProblem(audio: unknown): { limit: string; actual?:
     return { limit: 'must be WAV audio (audio/wav)', actual: match[1] };
   }
   if (audio.length > limits.referenceMaxEncodedBytes) {
-    return { limit: `must be at most ${limits.referenceMaxEncodedBytes} bytes as a data URL`, actual: `${audio.length} bytes` };
+    return {
+      limit: `must be at most ${limits.referenceMaxEncodedBytes} bytes as a data URL`,
+      actual: `${audio.length} bytes`,
+    };
   }
   try {
     const info = readWavInfo(Buffer.from(audio.slice(match[0].length), 'base64'));

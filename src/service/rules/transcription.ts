@@ -21,13 +21,17 @@ export function checkTranscriptionFields(fields: TranscriptionFields, edition: E
   const check = new Checker();
   const limits = LIMITS.transcription;
   if (check.requiredString('model', fields.model) && !isKnownModel(edition, 'transcription', fields.model)) {
-    check.warn(`model ${fields.model} is not a known transcription model (${modelsFor(edition, 'transcription').join(', ')})`);
+    check.warn(
+      `model ${fields.model} is not a known transcription model (${modelsFor(edition, 'transcription').join(', ')})`,
+    );
   }
   checkFile(check, fields.file);
   check.optionalString('language', fields.language);
   check.optionalString('prompt', fields.prompt);
   if (typeof fields.prompt === 'string' && fields.prompt.length > limits.promptRecommendedMaxChars) {
-    check.warn(`prompt is ${fields.prompt.length} characters; the service recommends under ${limits.promptRecommendedMaxChars}`);
+    check.warn(
+      `prompt is ${fields.prompt.length} characters; the service recommends under ${limits.promptRecommendedMaxChars}`,
+    );
   }
   check.oneOf('response_format', fields.response_format, limits.responseFormats);
   const temperature = typeof fields.temperature === 'string' ? Number(fields.temperature) : fields.temperature;
@@ -59,7 +63,11 @@ function checkFile(check: Checker, file: TranscriptionFields['file']): void {
   if (durationMs === undefined) {
     check.fail('file', `must be a readable ${extension.slice(1).toUpperCase()} file`, file.name);
   } else if (durationMs > limits.fileMaxDurationMs) {
-    check.fail('file', `must be at most ${limits.fileMaxDurationMs / 1000} s long`, measured(`${(durationMs / 1000).toFixed(1)} s`));
+    check.fail(
+      'file',
+      `must be at most ${limits.fileMaxDurationMs / 1000} s long`,
+      measured(`${(durationMs / 1000).toFixed(1)} s`),
+    );
   }
 }
 

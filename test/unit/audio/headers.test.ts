@@ -25,14 +25,17 @@ describe('WAV header', () => {
 });
 
 describe('MP3 duration', () => {
-  it.each([8000, 16000, 24000, 44100])('reads %i Hz MP3 frames, never short and at most the encoder padding long', async (rate) => {
-    const mp3 = await encodePcm(bufferOf(tone(2500, rate)), rate, 'mp3');
-    const frameMs = ((rate >= 32000 ? 1152 : 576) / rate) * 1000;
-    const measured = mp3DurationMs(mp3) ?? 0;
-    // The encoder adds a header frame and delay/padding: the count errs long, the safe side for a limit.
-    expect(measured).toBeGreaterThanOrEqual(2500 - 1);
-    expect(measured - 2500).toBeLessThanOrEqual(3 * frameMs);
-  });
+  it.each([8000, 16000, 24000, 44100])(
+    'reads %i Hz MP3 frames, never short and at most the encoder padding long',
+    async (rate) => {
+      const mp3 = await encodePcm(bufferOf(tone(2500, rate)), rate, 'mp3');
+      const frameMs = ((rate >= 32000 ? 1152 : 576) / rate) * 1000;
+      const measured = mp3DurationMs(mp3) ?? 0;
+      // The encoder adds a header frame and delay/padding: the count errs long, the safe side for a limit.
+      expect(measured).toBeGreaterThanOrEqual(2500 - 1);
+      expect(measured - 2500).toBeLessThanOrEqual(3 * frameMs);
+    },
+  );
 
   it('says undefined for bytes that hold no MP3 frames', () => {
     expect(mp3DurationMs(Buffer.alloc(1000, 7))).toBeUndefined();
@@ -44,7 +47,7 @@ describe('resample', () => {
     const out = resample(tone(1000, 22050, 440), 22050, 16000);
     expect(out.length).toBe(16000);
     let crossings = 0;
-    for (let i = 1; i < out.length; i++) if (((out[i - 1] as number) < 0) !== ((out[i] as number) < 0)) crossings++;
+    for (let i = 1; i < out.length; i++) if ((out[i - 1] as number) < 0 !== (out[i] as number) < 0) crossings++;
     expect(crossings).toBeGreaterThan(870);
     expect(crossings).toBeLessThan(890);
   });

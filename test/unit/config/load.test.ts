@@ -40,7 +40,10 @@ describe('config/default.yaml', () => {
       const key = path.at(-1) as string;
       const line = text.split('\n').findIndex((l) => l.trimStart().startsWith(`${key}:`));
       expect(line, `${path.join('.')} is in default.yaml`).toBeGreaterThan(0);
-      const above = text.split('\n').slice(Math.max(0, line - 3), line).join('\n');
+      const above = text
+        .split('\n')
+        .slice(Math.max(0, line - 3), line)
+        .join('\n');
       expect(above, `${path.join('.')} has a comment above it`).toMatch(/#/);
     }
   });
@@ -49,7 +52,10 @@ describe('config/default.yaml', () => {
 describe('loadConfig', () => {
   it('layers the user file over the defaults and the environment over both', () => {
     const path = file('speech:\n  voice: Cherry\n  speed: 1.5\nchat:\n  model: Ling-3.0-tiny\n');
-    const { config, sources } = loadConfig({ configPath: path, env: { ...bare, HARK_SPEECH_SPEED: '2', HARK_SERVICE_API: 'messages' } });
+    const { config, sources } = loadConfig({
+      configPath: path,
+      env: { ...bare, HARK_SPEECH_SPEED: '2', HARK_SERVICE_API: 'messages' },
+    });
     expect(config.speech.voice).toBe('Cherry');
     expect(config.speech.speed).toBe(2);
     expect(config.chat.model).toBe('Ling-3.0-tiny');
@@ -101,7 +107,9 @@ describe('loadConfig', () => {
 
   it('reports a YAML syntax error with the file name', () => {
     const path = file('speech:\n  voice: [unclosed\n');
-    expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))[0]).toMatch(new RegExp(`^${path}: YAML syntax:`));
+    expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))[0]).toMatch(
+      new RegExp(`^${path}: YAML syntax:`),
+    );
   });
 
   it('refuses an API key written in a config file, pointing to the right places', () => {
@@ -119,7 +127,9 @@ describe('loadConfig', () => {
   });
 
   it('refuses a --config file that does not exist', () => {
-    expect(problemsOf(() => loadConfig({ configPath: join(dir, 'missing.yaml'), env: bare }))[0]).toMatch(/no such file/);
+    expect(problemsOf(() => loadConfig({ configPath: join(dir, 'missing.yaml'), env: bare }))[0]).toMatch(
+      /no such file/,
+    );
   });
 
   it('reads the API key from HARK_API_KEY, else from the systemd credential', () => {
@@ -127,12 +137,16 @@ describe('loadConfig', () => {
     mkdirSync(credentials, { recursive: true });
     writeFileSync(join(credentials, 'hark-api-key'), 'sk-from-credential\n');
     expect(loadConfig({ env: { ...bare, CREDENTIALS_DIRECTORY: credentials } }).apiKey).toBe('sk-from-credential');
-    expect(loadConfig({ env: { ...bare, CREDENTIALS_DIRECTORY: credentials, HARK_API_KEY: 'sk-env' } }).apiKey).toBe('sk-env');
+    expect(loadConfig({ env: { ...bare, CREDENTIALS_DIRECTORY: credentials, HARK_API_KEY: 'sk-env' } }).apiKey).toBe(
+      'sk-env',
+    );
     expect(loadConfig({ env: bare }).apiKey).toBeUndefined();
   });
 
   it('reads lists and nulls from the environment', () => {
-    const { config } = loadConfig({ env: { ...bare, HARK_LISTEN_WAKE_PHRASES: '[hey hark, ok hark]', HARK_CHAT_TEMPERATURE: '0.3' } });
+    const { config } = loadConfig({
+      env: { ...bare, HARK_LISTEN_WAKE_PHRASES: '[hey hark, ok hark]', HARK_CHAT_TEMPERATURE: '0.3' },
+    });
     expect(config.listen.wakePhrases).toEqual(['hey hark', 'ok hark']);
     expect(config.chat.temperature).toBe(0.3);
   });

@@ -15,7 +15,9 @@ const model = 'Ling-3.0-flash';
 describe('chat-completions client against the stand-in', () => {
   it('streams a reply token by token and reports the real usage from the last chunk', async () => {
     service.sim.script.reply('The sky is blue. Water is wet.');
-    const events = await collect(service.chat.stream({ model, messages: [{ role: 'user', content: 'Tell me facts' }] }));
+    const events = await collect(
+      service.chat.stream({ model, messages: [{ role: 'user', content: 'Tell me facts' }] }),
+    );
     const texts = events.filter((e) => e.type === 'text');
     expect(texts.length).toBeGreaterThan(3);
     expect(texts.map((e) => e.text).join('')).toBe('The sky is blue. Water is wet.');
@@ -39,7 +41,12 @@ describe('chat-completions client against the stand-in', () => {
         enable_search: true,
         search_options: { forced_search: true },
         reasoning: { effort: 'xhigh' },
-        tools: [{ type: 'function', function: { name: 'clock', description: 'time', parameters: { type: 'object', properties: {} } } }],
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'clock', description: 'time', parameters: { type: 'object', properties: {} } },
+          },
+        ],
       }),
     );
     const body = service.sim.requestsTo('chat').at(-1)?.body as Record<string, unknown>;
@@ -58,7 +65,11 @@ describe('chat-completions client against the stand-in', () => {
   it('keeps reasoning_content apart from the spoken text', async () => {
     service.sim.script.reply({ reasoning: 'Let me think about this.', text: 'Four.' });
     const reply = await collectReply(
-      service.chat.stream({ model, messages: [{ role: 'user', content: 'two plus two' }], thinking: { type: 'enabled' } }),
+      service.chat.stream({
+        model,
+        messages: [{ role: 'user', content: 'two plus two' }],
+        thinking: { type: 'enabled' },
+      }),
     );
     expect(reply.text).toBe('Four.');
     expect(reply.reasoning).toBe('Let me think about this.');
@@ -70,12 +81,19 @@ describe('chat-completions client against the stand-in', () => {
       service.chat.stream({
         model,
         messages: [{ role: 'user', content: 'weather?' }],
-        tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
+        tools: [
+          { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } },
+        ],
       }),
     );
     expect(reply.stopReason).toBe('tool_calls');
     expect(reply.toolCalls).toEqual([
-      { id: expect.any(String), name: 'get_weather', arguments: '{"city":"Zürich","unit":"celsius"}', input: { city: 'Zürich', unit: 'celsius' } },
+      {
+        id: expect.any(String),
+        name: 'get_weather',
+        arguments: '{"city":"Zürich","unit":"celsius"}',
+        input: { city: 'Zürich', unit: 'celsius' },
+      },
     ]);
   });
 
@@ -118,7 +136,9 @@ describe('chat-completions client against the stand-in', () => {
 
   it('reports a malformed frame as a ServiceError naming the problem', async () => {
     service.sim.script.fault({ endpoint: 'chat', malformedAfterEvents: 2 });
-    const error = await collect(service.chat.stream({ model, messages: [{ role: 'user', content: 'x' }] })).catch((e: unknown) => e);
+    const error = await collect(service.chat.stream({ model, messages: [{ role: 'user', content: 'x' }] })).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ServiceError);
     expect((error as ServiceError).type).toBe('malformed_stream');
   });

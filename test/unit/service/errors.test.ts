@@ -9,7 +9,9 @@ describe('parseErrorResponse', () => {
   it('reads an OpenAI-style body', () => {
     const error = parse(
       400,
-      JSON.stringify({ error: { message: 'top_p out of range', type: 'invalid_request_error', param: 'top_p', code: 'invalid_value' } }),
+      JSON.stringify({
+        error: { message: 'top_p out of range', type: 'invalid_request_error', param: 'top_p', code: 'invalid_value' },
+      }),
       { 'x-request-id': 'req-1' },
     );
     expect(error).toMatchObject({
@@ -24,7 +26,14 @@ describe('parseErrorResponse', () => {
   });
 
   it('reads an Anthropic-style body with its request_id', () => {
-    const error = parse(529, JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: 'req_9' }));
+    const error = parse(
+      529,
+      JSON.stringify({
+        type: 'error',
+        error: { type: 'overloaded_error', message: 'Overloaded' },
+        request_id: 'req_9',
+      }),
+    );
     expect(error).toMatchObject({ status: 529, type: 'overloaded_error', requestId: 'req_9', retryable: true });
   });
 
@@ -45,7 +54,8 @@ describe('parseErrorResponse', () => {
 
   it('marks 429, 500, 502, 503, 504 and 529 retryable and other statuses not', () => {
     for (const status of [429, 500, 502, 503, 504, 529]) expect(parse(status, '').retryable, String(status)).toBe(true);
-    for (const status of [400, 401, 403, 404, 413, 422]) expect(parse(status, '').retryable, String(status)).toBe(false);
+    for (const status of [400, 401, 403, 404, 413, 422])
+      expect(parse(status, '').retryable, String(status)).toBe(false);
   });
 
   it('calls a 401 an authentication_error even without a body', () => {

@@ -49,7 +49,10 @@ describe('messages-style client against the stand-in', () => {
   });
 
   it('parses tool input streamed as input_json_delta at content_block_stop', async () => {
-    service.sim.script.reply({ text: 'Checking.', toolCall: { name: 'lights', arguments: { room: 'kitchen', on: true } } });
+    service.sim.script.reply({
+      text: 'Checking.',
+      toolCall: { name: 'lights', arguments: { room: 'kitchen', on: true } },
+    });
     const reply = await collectReply(
       service.messages.stream({
         model,
@@ -78,7 +81,11 @@ describe('messages-style client against the stand-in', () => {
   it('keeps thinking deltas apart from text', async () => {
     service.sim.script.reply({ reasoning: 'Hmm, rivers flow.', text: 'Downhill.' });
     const reply = await collectReply(
-      service.messages.stream({ model, messages: [{ role: 'user', content: 'where?' }], thinking: { type: 'enabled' } }),
+      service.messages.stream({
+        model,
+        messages: [{ role: 'user', content: 'where?' }],
+        thinking: { type: 'enabled' },
+      }),
     );
     expect(reply).toMatchObject({ text: 'Downhill.', reasoning: 'Hmm, rivers flow.' });
   });
@@ -92,13 +99,19 @@ describe('messages-style client against the stand-in', () => {
 
   it('turns an error event after HTTP 200 into a ServiceError of that type', async () => {
     service.sim.script.fault({ endpoint: 'messages', errorEventAfterEvents: 3 });
-    const error = await collect(service.messages.stream({ model, messages: [{ role: 'user', content: 'q' }] })).catch((e: unknown) => e);
+    const error = await collect(service.messages.stream({ model, messages: [{ role: 'user', content: 'q' }] })).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ name: 'ServiceError', type: 'overloaded_error', status: 529 });
   });
 
   it('stops at a stop sequence and says which', async () => {
     service.sim.script.reply('one two STOP three');
-    const reply = await service.messages.create({ model, messages: [{ role: 'user', content: 'count' }], stop_sequences: ['STOP'] });
+    const reply = await service.messages.create({
+      model,
+      messages: [{ role: 'user', content: 'count' }],
+      stop_sequences: ['STOP'],
+    });
     expect(reply.text).toBe('one two ');
     expect(reply.stopReason).toBe('stop_sequence');
   });

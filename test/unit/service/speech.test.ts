@@ -61,13 +61,20 @@ describe('speech client against the stand-in', () => {
   });
 
   it('returns MP3 bytes with audio/mpeg', async () => {
-    const { audio, contentType } = await service.speech.synthesize({ input: 'Compressed speech.', response_format: 'mp3' });
+    const { audio, contentType } = await service.speech.synthesize({
+      input: 'Compressed speech.',
+      response_format: 'mp3',
+    });
     expect(contentType).toBe('audio/mpeg');
     expect(mp3DurationMs(audio)).toBeGreaterThan(300);
   });
 
   it('returns raw PCM with audio/pcm', async () => {
-    const { audio, contentType } = await service.speech.synthesize({ input: 'Raw.', response_format: 'pcm', sample_rate: 16000 });
+    const { audio, contentType } = await service.speech.synthesize({
+      input: 'Raw.',
+      response_format: 'pcm',
+      sample_rate: 16000,
+    });
     expect(contentType).toBe('audio/pcm');
     expect(audio.length % 2).toBe(0);
   });
@@ -81,7 +88,9 @@ describe('speech client against the stand-in', () => {
   });
 
   it('streams chunked raw bytes for a model that supports stream_format audio', async () => {
-    const chunks = await collect(service.speech.streamAudio({ input: 'Chunked bytes.', model: 'chunked-tts', sample_rate: 16000 }));
+    const chunks = await collect(
+      service.speech.streamAudio({ input: 'Chunked bytes.', model: 'chunked-tts', sample_rate: 16000 }),
+    );
     expect(chunks.length).toBeGreaterThan(1);
     expect(Buffer.concat(chunks).length).toBeGreaterThan(16000);
   });

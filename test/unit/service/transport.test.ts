@@ -24,7 +24,12 @@ describe('retries', () => {
   it('retries a 503 before the first byte and completes the stream', async () => {
     service.sim.script.fault({ endpoint: 'chat', status: 503 }).reply('Recovered.');
     const events = await collect(service.chat.stream(ask));
-    expect(events.filter((e) => e.type === 'text').map((e) => (e.type === 'text' ? e.text : '')).join('')).toBe('Recovered.');
+    expect(
+      events
+        .filter((e) => e.type === 'text')
+        .map((e) => (e.type === 'text' ? e.text : ''))
+        .join(''),
+    ).toBe('Recovered.');
     expect(service.sim.requestsTo('chat').map((r) => r.status)).toEqual([503, 200]);
   });
 
@@ -57,7 +62,10 @@ describe('retries', () => {
 
   it('never retries after the first streamed byte: half a reply is not replayed', async () => {
     service.sim.script.fault({ endpoint: 'chat', dropAfterEvents: 4 });
-    await expect(collect(service.chat.stream(ask))).rejects.toMatchObject({ type: 'stream_interrupted', retryable: false });
+    await expect(collect(service.chat.stream(ask))).rejects.toMatchObject({
+      type: 'stream_interrupted',
+      retryable: false,
+    });
     expect(service.sim.requestsTo('chat')).toHaveLength(1);
   });
 
@@ -74,7 +82,12 @@ describe('retries', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const logger = createMemoryLogger();
-    const transport = new Transport({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k-123456', logger, retry: { baseDelayMs: 1, maxRetries: 2 } });
+    const transport = new Transport({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'k-123456',
+      logger,
+      retry: { baseDelayMs: 1, maxRetries: 2 },
+    });
     const error = await new ChatCompletionsClient({ transport }).create(ask).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'ServiceError', type: 'connection_error', status: 0 });
     expect(logger.lines.filter((l) => l.event === 'service.retry')).toHaveLength(2);
@@ -148,7 +161,9 @@ describe('the API key', () => {
     // A server that misbehaves by echoing the Authorization header back in its error.
     echo = createServer((req, res) => {
       res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: `bad auth header: ${req.headers.authorization}`, type: 'api_error' } }));
+      res.end(
+        JSON.stringify({ error: { message: `bad auth header: ${req.headers.authorization}`, type: 'api_error' } }),
+      );
     });
     await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
@@ -159,7 +174,9 @@ describe('the API key', () => {
   it('never appears in an error message or a log line, even when the server echoes it', async () => {
     const logger = createMemoryLogger();
     const transport = new Transport({ baseUrl: url, apiKey: key, logger, retry: { baseDelayMs: 1, maxRetries: 1 } });
-    const error = (await new ChatCompletionsClient({ transport, logger }).create(ask).catch((e: unknown) => e)) as ServiceError;
+    const error = (await new ChatCompletionsClient({ transport, logger })
+      .create(ask)
+      .catch((e: unknown) => e)) as ServiceError;
     expect(error).toBeInstanceOf(ServiceError);
     expect(error.message).toContain('Bearer ***');
     expect(error.message).not.toContain(key);

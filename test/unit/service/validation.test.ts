@@ -51,8 +51,12 @@ describe('generation limits', () => {
     expect(fieldsOf(messages({ output_config: { effort: 'max' } }))).toEqual(['output_config.effort']);
     expect(fieldsOf(chat({ thinking: { type: 'sometimes' } }))).toEqual(['thinking.type']);
     expect(chat({ reasoning: { effort: 'high' } }).warnings[0]).toMatch(/no effect on Ling-3.0-flash/);
-    expect(checkChatBody({ model: 'Ling-3.0-tiny', messages: user, thinking: { type: 'disabled' } }, 'A').warnings).toHaveLength(1);
-    expect(checkChatBody({ model: 'Ling-3.0-tiny', messages: user, thinking: { type: 'disabled' } }, 'B').warnings).toHaveLength(0);
+    expect(
+      checkChatBody({ model: 'Ling-3.0-tiny', messages: user, thinking: { type: 'disabled' } }, 'A').warnings,
+    ).toHaveLength(1);
+    expect(
+      checkChatBody({ model: 'Ling-3.0-tiny', messages: user, thinking: { type: 'disabled' } }, 'B').warnings,
+    ).toHaveLength(0);
   });
 
   it('refuses media blocks a known model does not accept, and allows them for unknown models', () => {
@@ -145,7 +149,10 @@ describe('speech limits', () => {
 
 describe('transcription limits', () => {
   const check = (fields: object) =>
-    checkTranscriptionFields({ model: 'Ming-3.0-asr-tiny', file: { name: 'a.wav', bytes: toneWav(1000) }, ...fields }, 'A');
+    checkTranscriptionFields(
+      { model: 'Ming-3.0-asr-tiny', file: { name: 'a.wav', bytes: toneWav(1000) }, ...fields },
+      'A',
+    );
 
   it('takes .wav and .mp3 only', () => {
     expect(check({}).errors).toEqual([]);
@@ -156,7 +163,9 @@ describe('transcription limits', () => {
   it('refuses a file over 30 s or 10 MB', () => {
     expect(check({ file: { name: 'a.wav', bytes: toneWav(30_000, 8000) } }).errors).toEqual([]);
     expect(check({ file: { name: 'a.wav', bytes: toneWav(30_050, 8000) } }).errors[0]?.message).toMatch(/at most 30 s/);
-    expect(check({ file: { name: 'a.wav', bytes: new Uint8Array(10_000_001) } }).errors[0]?.message).toMatch(/10000000 bytes/);
+    expect(check({ file: { name: 'a.wav', bytes: new Uint8Array(10_000_001) } }).errors[0]?.message).toMatch(
+      /10000000 bytes/,
+    );
   });
 
   it('warns about a prompt over 60 characters and refuses other response formats and params', () => {
@@ -177,10 +186,12 @@ describe('limits enforced on both sides of the wire', () => {
 
   it('the client refuses before anything is sent', async () => {
     const before = service.sim.requests.length;
-    await expect(service.chat.create({ model: 'Ling-3.0-flash', messages: [{ role: 'user', content: 'x' }], temperature: 1.5 })).rejects.toThrow(
-      RequestValidationError,
+    await expect(
+      service.chat.create({ model: 'Ling-3.0-flash', messages: [{ role: 'user', content: 'x' }], temperature: 1.5 }),
+    ).rejects.toThrow(RequestValidationError);
+    await expect(collect(service.speech.streamSse({ input: 'x'.repeat(2049) }))).rejects.toThrow(
+      /input: must be at most 2048/,
     );
-    await expect(collect(service.speech.streamSse({ input: 'x'.repeat(2049) }))).rejects.toThrow(/input: must be at most 2048/);
     await expect(
       service.transcription.transcribe({ file: { name: 'long.wav', bytes: toneWav(31_000, 8000) } }),
     ).rejects.toThrow(/file: must be at most 30 s long/);

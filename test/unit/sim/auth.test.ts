@@ -10,7 +10,11 @@ afterAll(() => sim.close());
 
 const chatBody = JSON.stringify({ model: 'Ling-3.0-flash', messages: [{ role: 'user', content: 'hi' }] });
 
-async function post(path: string, headers: Record<string, string>, body = chatBody): Promise<{ status: number; json: unknown }> {
+async function post(
+  path: string,
+  headers: Record<string, string>,
+  body = chatBody,
+): Promise<{ status: number; json: unknown }> {
   const response = await request(`${sim.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -40,7 +44,11 @@ describe('stand-in auth rules', () => {
     expect((await post(path, { 'x-api-key': sim.apiKey })).status).toBe(200);
     const both = await post(path, { authorization: `Bearer ${sim.apiKey}`, 'x-api-key': sim.apiKey });
     expect(both.status).toBe(400);
-    expect(both.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' }, request_id: expect.any(String) });
+    expect(both.json).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error' },
+      request_id: expect.any(String),
+    });
     const none = await post(path, {});
     expect(none.status).toBe(401);
     expect(none.json).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });

@@ -34,12 +34,19 @@ describe('the official openai client pointed at the stand-in', () => {
 
   it('completes a non-streaming chat call', async () => {
     sim.script.reply('Whole.');
-    const completion = await client().chat.completions.create({ model: 'Ling-3.0-flash', messages: [{ role: 'user', content: 'hi' }] });
+    const completion = await client().chat.completions.create({
+      model: 'Ling-3.0-flash',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(completion.choices[0]?.message.content).toBe('Whole.');
   });
 
   it('synthesizes speech and transcribes it back', async () => {
-    const speech = await client().audio.speech.create({ model: 'Ming-3.0-tts', input: 'Hello from the SDK.', voice: 'alloy' });
+    const speech = await client().audio.speech.create({
+      model: 'Ming-3.0-tts',
+      input: 'Hello from the SDK.',
+      voice: 'alloy',
+    });
     const bytes = Buffer.from(await speech.arrayBuffer());
     expect(bytes.subarray(0, 4).toString()).toBe('RIFF');
     sim.script.transcript('hello from the sdk');

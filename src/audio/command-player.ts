@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { childEnv } from '../system/child-env.js';
+import type { Logger } from '../system/logger.js';
+import { ClockedPlayer } from './player.js';
+
+/** Splits a command line into words (single and double quotes group), filling in `{rate}`. */
+export function commandWords(template: string, sampleRateHz: number): string[] {
+  const words = template.match(/"[^"]*"|'[^']*'|\S+/g) ?? [];
+  return words.map((w) => w.replace(/^["']|["']$/g, '').replaceAll('{rate}', String(sampleRateHz)));
+}
+
+/**
+ * Plays through a command that reads raw PCM on stdin (aplay, pacat, pw-play). Stopping
+ * kills the process, which silences it at once; the next write starts a new one.
+ */
+export class CommandPlayer extends ClockedPlayer {
+  private child: ChildProcess | undefined;
+  private readonly words: string[];
+
+  constructor(
+    template: string,
+    sampleRateHz: number,
+    private readonly logger: Logger,
+  ) {
+    super(sampleRateHz);
+    this.words = commandWords(template, sampleRateHz);
+    if (this.words.length === 0) throw new Error('audio.playerCommand is empty');
+  }
+
+  protected output(pcm: Buffer): void {
+    const child = this.child ?? this.start();
+    child.stdin?.write(pcm);
+  }
+
+  protected discard(): void {
+    this.child?.kill('SIGKILL');
+    this.child = undefined;
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    this.child = undefined;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), Math.max(500, this.queuedMs() + 500));
+      child.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.stdin?.end();
+    });
+  }
+
+  private start(): ChildProcess {
+    const [command, ...args] = this.words as [string, ...string[]];
+    const child = spawn(command, args, { stdio: ['pipe', 'ignore', 'pipe'], env: childEnv() });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-500)));
+    child.stdin?.on('error', () => undefined);
+    child.on('error', (error) => this.logger.error('player.failed', { command, error: error.message }));
+    child.on('close', (code, signal) => {
+      if (this.child === child) this.child = undefined;
+      if (code !== 0 && signal !== 'SIGKILL') {
+        this.logger.error('player.exited', { command, code, signal, stderr: stderr.trim() });
+      }
+    });
+    this.child = child;
+    return child;
+  }
+}

@@ -1,0 +1,40 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../config/load.js';
+import type { Logger } from '../system/logger.js';
+import { bufferOf, resample, samplesOf } from './pcm.js';
+import type { Player } from './player.js';
+import { readWavInfo } from './wav-header.js';
+
+export type EarconKind = 'listening' | 'thinking' | 'error';
+export const EARCON_DIR = join(PACKAGE_ROOT, 'assets', 'sounds');
+
+export interface Earcons {
+  play(kind: EarconKind): void;
+}
+
+export const silentEarcons: Earcons = { play: () => undefined };
+
+/** The sounds in assets/sounds, at the player's rate; a missing file just stays silent. */
+export function loadEarcons(player: Player, logger: Logger, dir = EARCON_DIR): Earcons {
+  const sounds = new Map<EarconKind, Buffer>();
+  for (const kind of ['listening', 'thinking', 'error'] as const) {
+    const path = join(dir, `${kind}.wav`);
+    if (!existsSync(path)) continue;
+    try {
+      const wav = readFileSync(path);
+      const info = readWavInfo(wav);
+      if (info.bitsPerSample !== 16 || info.channels !== 1) throw new Error('must be 16-bit mono');
+      const samples = samplesOf(wav.subarray(info.dataOffset, info.dataOffset + info.dataBytes));
+      sounds.set(kind, bufferOf(resample(samples, info.sampleRateHz, player.sampleRateHz)));
+    } catch (error) {
+      logger.warn('earcon.unusable', { path, error: (error as Error).message });
+    }
+  }
+  return {
+    play(kind) {
+      const sound = sounds.get(kind);
+      if (sound) player.write(sound);
+    },
+  };
+}

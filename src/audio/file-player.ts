@@ -1,0 +1,72 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { wavHeader } from './wav-header.js';
+import { ClockedPlayer } from './player.js';
+
+/**
+ * `--output FILE`: writes what would be played to a WAV. In real time, audio reaches the file
+ * as the playback clock plays it, so a stop leaves out exactly what was never heard.
+ */
+export class FilePlayer extends ClockedPlayer {
+  private readonly fd: number;
+  private queue: Buffer[] = [];
+  private fileSamples = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    readonly path: string,
+    sampleRateHz: number,
+    private readonly realtime: boolean,
+  ) {
+    super(sampleRateHz, !realtime);
+    this.fd = openSync(path, 'w');
+    writeSync(this.fd, wavHeader(0, sampleRateHz));
+  }
+
+  protected output(pcm: Buffer): void {
+    if (this.closed) return;
+    if (!this.realtime) {
+      this.append(pcm);
+      return;
+    }
+    this.queue.push(pcm);
+    this.timer ??= setInterval(() => this.catchUp(), 20);
+  }
+
+  protected discard(): void {
+    this.catchUp();
+    this.queue = [];
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.catchUp();
+    clearInterval(this.timer);
+    this.closed = true;
+    const header = wavHeader(this.fileSamples * 2, this.sampleRateHz);
+    writeSync(this.fd, header, 0, header.length, 0);
+    closeSync(this.fd);
+  }
+
+  /** Moves what the clock has played from the queue to the file. */
+  private catchUp(): void {
+    let due = this.clock.playedSamples() - this.fileSamples;
+    while (due > 0 && this.queue.length > 0) {
+      const head = this.queue[0] as Buffer;
+      const take = Math.min(due, head.length / 2);
+      this.append(head.subarray(0, take * 2));
+      due -= take;
+      if (take * 2 === head.length) this.queue.shift();
+      else this.queue[0] = head.subarray(take * 2);
+    }
+    if (this.queue.length === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private append(pcm: Buffer): void {
+    writeSync(this.fd, pcm);
+    this.fileSamples += pcm.length / 2;
+  }
+}

@@ -1,0 +1,72 @@
+import { createRequire } from 'node:module';
+import type { ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { Observable, retry, timer } from 'rxjs';
+import type { Logger } from '../system/logger.js';
+
+export interface MicOptions {
+  recorder: 'sox' | 'rec' | 'arecord';
+  device: string | null;
+  sampleRateHz: number;
+  /** Longest wait between attempts to reopen a failed microphone. */
+  retryMaxMs: number;
+  logger: Logger;
+}
+
+interface Recording {
+  stream(): Readable;
+  stop(): void;
+  process: ChildProcess;
+}
+
+interface RecordModule {
+  record(options: Record<string, unknown>): Recording;
+}
+
+/**
+ * The microphone through node-record-lpcm16 (raw 16-bit mono, since its WAV header on a pipe
+ * is wrong). A recorder that fails, exits or disappears is reopened with exponential backoff,
+ * and the log says so; the daemon keeps running meanwhile.
+ */
+export function micSource(options: MicOptions): Observable<Buffer> {
+  const require = createRequire(import.meta.url);
+  const { record } = require('node-record-lpcm16') as RecordModule;
+  const open = new Observable<Buffer>((subscriber) => {
+    const recording = record({
+      sampleRate: options.sampleRateHz,
+      channels: 1,
+      audioType: 'raw',
+      recorder: options.recorder,
+      endOnSilence: false,
+      threshold: 0,
+      ...(options.device ? { device: options.device } : {}),
+    });
+    const fail = (reason: unknown): void => {
+      // The library emits its errors as strings.
+      subscriber.error(reason instanceof Error ? reason : new Error(String(reason).split('\n')[0]));
+    };
+    recording.process.on('error', fail);
+    const stream = recording.stream();
+    stream.on('data', (chunk: Buffer) => subscriber.next(chunk));
+    stream.on('error', fail);
+    stream.on('end', () => fail(new Error(`${options.recorder} stopped delivering audio`)));
+    options.logger.info('mic.open', { recorder: options.recorder, device: options.device ?? 'default' });
+    return () => {
+      stream.removeAllListeners('end');
+      stream.removeAllListeners('data');
+      recording.process.removeAllListeners('error');
+      recording.process.on('error', () => undefined);
+      if (recording.process.exitCode === null) recording.stop();
+    };
+  });
+  return open.pipe(
+    retry({
+      resetOnSuccess: true,
+      delay: (error: Error, attempt) => {
+        const delayMs = Math.min(options.retryMaxMs, 250 * 2 ** (attempt - 1));
+        options.logger.warn('mic.failed', { error: error.message, attempt, reopenInMs: delayMs });
+        return timer(delayMs);
+      },
+    }),
+  );
+}

@@ -1,0 +1,87 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../config/load.js';
+import { childEnv } from '../system/child-env.js';
+import type { Logger } from '../system/logger.js';
+import { ClockedPlayer } from './player.js';
+
+export const SPEAKER_HOST = join(PACKAGE_ROOT, 'dist', 'audio', 'speaker-host.js');
+
+/**
+ * Plays through the `speaker` package hosted in a child process. If the host dies (no
+ * device, device unplugged), the daemon logs it, drops that audio, and starts a new host on
+ * a later write after a backoff.
+ */
+export class SpeakerPlayer extends ClockedPlayer {
+  private host: ChildProcess | undefined;
+  private epoch = 0;
+  private failures = 0;
+  private retryAfterMs = 0;
+
+  constructor(
+    sampleRateHz: number,
+    private readonly device: string | null,
+    private readonly logger: Logger,
+  ) {
+    super(sampleRateHz);
+  }
+
+  protected output(pcm: Buffer): void {
+    const host = this.host ?? this.start();
+    if (!host?.stdin?.writable) return;
+    const header = Buffer.alloc(8);
+    header.writeUInt32LE(this.epoch, 0);
+    header.writeUInt32LE(pcm.length, 4);
+    host.stdin.write(header);
+    host.stdin.write(pcm);
+  }
+
+  protected discard(): void {
+    this.epoch++;
+    if (this.host?.connected) this.host.send({ type: 'stop', epoch: this.epoch });
+  }
+
+  async close(): Promise<void> {
+    const host = this.host;
+    if (!host) return;
+    this.host = undefined;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => host.kill('SIGKILL'), Math.max(800, this.queuedMs() + 800));
+      host.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      host.stdin?.end();
+    });
+  }
+
+  private start(): ChildProcess | undefined {
+    if (Date.now() < this.retryAfterMs) return undefined;
+    const args = [String(this.sampleRateHz), this.device ?? ''];
+    const host = fork(SPEAKER_HOST, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'], env: childEnv() });
+    const startedAt = Date.now();
+    let stderr = '';
+    host.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-800)));
+    host.stdin?.on('error', () => undefined);
+    host.on('message', (message: { type: string; message?: string }) => {
+      if (message.type === 'ready') this.failures = 0;
+      if (message.type === 'error') this.logger.warn('player.device_error', { error: message.message });
+    });
+    host.on('exit', (code, signal) => {
+      if (this.host === host) this.host = undefined;
+      if (code === 0 || signal === 'SIGKILL') return;
+      this.failures = Date.now() - startedAt < 2000 ? this.failures + 1 : 1;
+      const backoffMs = Math.min(30_000, 500 * 2 ** (this.failures - 1));
+      this.retryAfterMs = Date.now() + backoffMs;
+      this.logger.error('player.host_exited', {
+        code,
+        signal,
+        hint: signal === 'SIGABRT' ? 'no usable audio output device (see `hark devices`)' : undefined,
+        stderr: stderr.trim().split('\n').slice(-3).join(' | '),
+        retryInMs: backoffMs,
+      });
+    });
+    this.host = host;
+    return host;
+  }
+}

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PACKAGE_ROOT } from '../config/load.js';
+import { turnLatencies } from '../pipeline/turn-log.js';
+import { startVoiceLoop } from '../system/voice-daemon.js';
+import { withContext, type GlobalOptions } from './context.js';
+
+const DEMO_INPUT = join(PACKAGE_ROOT, 'assets', 'demo', 'question.wav');
+const DEMO_TRANSCRIPT = join(PACKAGE_ROOT, 'assets', 'demo', 'question.txt');
+
+interface DemoOptions {
+  output: string;
+}
+
+export function registerDemo(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('demo')
+    .description('the whole voice loop on a bundled recording, against the built-in stand-in service')
+    .option('-o, --output <file>', 'where to write the spoken reply', 'hark-demo-reply.wav')
+    .action(async (options: DemoOptions) => {
+      const output = resolve(options.output);
+      await withContext({ ...globals(), sim: true }, 'stderr', async ({ config, service, logger, sim }) => {
+        // The stand-in cannot understand speech: it is told what the bundled recording says.
+        sim?.script.transcript(readFileSync(DEMO_TRANSCRIPT, 'utf8').trim());
+        process.stdout.write(`hark demo: listening to ${DEMO_INPUT} (in real time) ...\n`);
+        const loop = await startVoiceLoop(config, service, logger, { input: DEMO_INPUT, output });
+        loop.assistant.outcomes$.subscribe((outcome) => {
+          const latency = Object.entries(turnLatencies(outcome))
+            .map(([step, ms]) => `${step} ${ms} ms`)
+            .join(', ');
+          process.stdout.write(
+            `\nyou said:   ${outcome.user.text}\n` +
+              `hark said:  ${outcome.reply}\n` +
+              `${outcome.failed ? `error:      ${outcome.failed.message}\n` : ''}` +
+              `tokens:     ${outcome.usage ? `${outcome.usage.inputTokens} in, ${outcome.usage.outputTokens} out` : 'n/a'}\n` +
+              `from the end of your speech: ${latency}\n`,
+          );
+        });
+        await loop.done;
+        await loop.stop();
+        process.stdout.write(`\nthe spoken reply is in ${output}\n`);
+      });
+    });
+}

@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { startVoiceLoop } from '../system/voice-daemon.js';
+import { withContext, type GlobalOptions } from './context.js';
+
+interface RunOptions {
+  input?: string;
+  output?: string;
+  fast?: boolean;
+}
+
+export function registerRun(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('run')
+    .description('the voice loop: listen, answer, speak (the daemon; `npm start`)')
+    .option('-i, --input <file>', 'listen to an audio file (any format) instead of the microphone')
+    .option('-o, --output <file>', 'write what would be played to a WAV instead of playing it')
+    .option('--fast', 'take the input file as fast as possible (turns queue; no barge-in)')
+    .action(async (options: RunOptions) => {
+      await withContext(globals(), 'stdout', async ({ config, service, logger }) => {
+        const loop = await startVoiceLoop(config, service, logger, options);
+        const stop = (): void => void loop.stop();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        try {
+          await loop.done;
+        } finally {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          await loop.stop();
+        }
+      });
+    });
+}

@@ -1,0 +1,19 @@
+import type { HarkConfig } from '../config/schema.js';
+import type { Logger } from '../system/logger.js';
+import { EnergyVad } from './energy-vad.js';
+import { SileroVad } from './silero-vad.js';
+import type { Vad } from './vad.js';
+
+/** The configured VAD; if the Silero model cannot load, the energy VAD, and the log says why. */
+export async function loadVad(config: HarkConfig['vad'], logger: Logger, modelPath?: string): Promise<Vad> {
+  if (config.engine === 'energy') return new EnergyVad(config.energyGateDbfs);
+  try {
+    return await SileroVad.load(config.energyGateDbfs, modelPath);
+  } catch (error) {
+    logger.warn('vad.fallback', {
+      reason: `the Silero model could not load: ${(error as Error).message}`,
+      using: 'energy VAD (less robust to noise)',
+    });
+    return new EnergyVad(config.energyGateDbfs);
+  }
+}

@@ -1,0 +1,220 @@
+import { MAX_CHUNK_MS, quietestCut } from './long-audio.js';
+
+export interface SegmenterConfig {
+  sampleRateHz: number;
+  startThreshold: number;
+  stopThreshold: number;
+  /** Start threshold while hark itself is speaking (its own voice reaches the microphone). */
+  speakingStartThreshold: number;
+  minSpeechMs: number;
+  endSilenceMs: number;
+  preRollMs: number;
+  /** No utterance is longer: a monologue is cut at its quietest point before this. */
+  maxUtteranceMs?: number;
+  /** Silence kept after the last voiced frame. */
+  trailingSilenceMs?: number;
+}
+
+/** One VAD-scored frame of 16-bit mono audio. */
+export interface ScoredFrame {
+  samples: Int16Array;
+  probability: number;
+}
+
+export interface Utterance {
+  /** Which stretch of speech; the parts of one long monologue share it. */
+  id: number;
+  part: number;
+  /** The last part of its speech: the user has stopped talking. */
+  final: boolean;
+  /** Pre-roll, speech, and a little trailing silence. */
+  samples: Int16Array;
+  sampleRateHz: number;
+  /** Stream time of the speech onset (first voiced frame), in ms from the start of input. */
+  onsetMs: number;
+  /** Stream time where this part ends. */
+  endMs: number;
+}
+
+export type SegmenterEvent =
+  /** Emitted for every voiced frame of a stretch of speech, so listeners can act on its duration. */
+  | { type: 'speech'; id: number; onsetMs: number; durationMs: number }
+  | { type: 'utterance'; utterance: Utterance }
+  /** Speech too short to be an utterance (a cough, a click): never sent anywhere. */
+  | { type: 'discarded'; id: number; onsetMs: number; voicedMs: number };
+
+export interface FrameContext {
+  /** hark is speaking: use the raised start threshold. */
+  speaking: boolean;
+  /** false while half-duplex playback runs: frames are ignored. */
+  listening: boolean;
+}
+
+/**
+ * Frames in, utterances out: hysteresis on the VAD probability, pre-roll kept from before
+ * the onset, blips dropped, and monologues longer than the service's 30 s cut at their
+ * quietest point. Pure: no I/O, no timers; time is counted in samples.
+ */
+export class Segmenter {
+  private readonly maxUtteranceMs: number;
+  private readonly trailingSilenceMs: number;
+  private preRoll: Int16Array[] = [];
+  private preRollSamples = 0;
+  private inSpeech = false;
+  private buffer: Int16Array[] = [];
+  private bufferSamples = 0;
+  private bufferStartSample = 0;
+  private onsetSample = 0;
+  private voicedSamples = 0;
+  private silenceRunSamples = 0;
+  private utteranceId = 0;
+  private part = 0;
+  private totalSamples = 0;
+
+  constructor(private readonly config: SegmenterConfig) {
+    this.maxUtteranceMs = config.maxUtteranceMs ?? MAX_CHUNK_MS;
+    this.trailingSilenceMs = config.trailingSilenceMs ?? 200;
+  }
+
+  push(frame: ScoredFrame, context: FrameContext = { speaking: false, listening: true }): SegmenterEvent[] {
+    const frameStart = this.totalSamples;
+    this.totalSamples += frame.samples.length;
+    if (!context.listening) {
+      this.reset();
+      return [];
+    }
+    if (!this.inSpeech) {
+      const threshold = context.speaking ? this.config.speakingStartThreshold : this.config.startThreshold;
+      if (frame.probability < threshold) {
+        this.keepPreRoll(frame.samples);
+        return [];
+      }
+      this.startSpeech(frame.samples, frameStart);
+      return [this.speechEvent()];
+    }
+    this.buffer.push(frame.samples);
+    this.bufferSamples += frame.samples.length;
+    const events: SegmenterEvent[] = [];
+    if (frame.probability >= this.config.stopThreshold) {
+      this.voicedSamples += frame.samples.length + this.silenceRunSamples;
+      this.silenceRunSamples = 0;
+      events.push(this.speechEvent());
+    } else {
+      this.silenceRunSamples += frame.samples.length;
+      if (this.ms(this.silenceRunSamples) >= this.config.endSilenceMs) {
+        events.push(this.endSpeech());
+        return events;
+      }
+    }
+    if (this.ms(this.bufferSamples) >= this.maxUtteranceMs) events.push(this.cutLongSpeech());
+    return events;
+  }
+
+  /** Input ended: speech in progress ends here too. */
+  flush(): SegmenterEvent[] {
+    return this.inSpeech ? [this.endSpeech()] : [];
+  }
+
+  reset(): void {
+    this.inSpeech = false;
+    this.buffer = [];
+    this.bufferSamples = 0;
+    this.preRoll = [];
+    this.preRollSamples = 0;
+  }
+
+  private startSpeech(samples: Int16Array, frameStart: number): void {
+    this.inSpeech = true;
+    this.utteranceId++;
+    this.part = 0;
+    this.buffer = [...this.preRoll, samples];
+    this.bufferSamples = this.preRollSamples + samples.length;
+    this.bufferStartSample = frameStart - this.preRollSamples;
+    this.onsetSample = frameStart;
+    this.voicedSamples = samples.length;
+    this.silenceRunSamples = 0;
+    this.preRoll = [];
+    this.preRollSamples = 0;
+  }
+
+  private endSpeech(): SegmenterEvent {
+    this.inSpeech = false;
+    const id = this.utteranceId;
+    const onsetMs = this.ms(this.onsetSample);
+    const all = concat(this.buffer, this.bufferSamples);
+    const keepSilence = Math.min(this.silenceRunSamples, this.samples(this.trailingSilenceMs));
+    const end = all.length - this.silenceRunSamples + keepSilence;
+    // What followed the speech is the pre-roll of whatever comes next.
+    this.preRoll = [];
+    this.preRollSamples = 0;
+    this.keepPreRoll(all.subarray(end));
+    this.buffer = [];
+    this.bufferSamples = 0;
+    if (this.ms(this.voicedSamples) < this.config.minSpeechMs && this.part === 0) {
+      return { type: 'discarded', id, onsetMs, voicedMs: this.ms(this.voicedSamples) };
+    }
+    return { type: 'utterance', utterance: this.utterance(all.slice(0, end), true) };
+  }
+
+  private cutLongSpeech(): SegmenterEvent {
+    const all = concat(this.buffer, this.bufferSamples);
+    const cut = quietestCut(all, this.config.sampleRateHz, this.maxUtteranceMs / 2, this.maxUtteranceMs);
+    const event: SegmenterEvent = { type: 'utterance', utterance: this.utterance(all.slice(0, cut), false) };
+    const rest = all.slice(cut);
+    this.buffer = [rest];
+    this.bufferSamples = rest.length;
+    this.bufferStartSample += cut;
+    this.part++;
+    return event;
+  }
+
+  private utterance(samples: Int16Array, final: boolean): Utterance {
+    return {
+      id: this.utteranceId,
+      part: this.part,
+      final,
+      samples,
+      sampleRateHz: this.config.sampleRateHz,
+      onsetMs: this.ms(this.onsetSample),
+      endMs: this.ms(this.bufferStartSample + samples.length),
+    };
+  }
+
+  private speechEvent(): SegmenterEvent {
+    return {
+      type: 'speech',
+      id: this.utteranceId,
+      onsetMs: this.ms(this.onsetSample),
+      durationMs: this.ms(this.voicedSamples),
+    };
+  }
+
+  private keepPreRoll(samples: Int16Array): void {
+    if (samples.length === 0) return;
+    this.preRoll.push(samples);
+    this.preRollSamples += samples.length;
+    const limit = this.samples(this.config.preRollMs);
+    while (this.preRoll.length > 0 && this.preRollSamples - (this.preRoll[0] as Int16Array).length >= limit) {
+      this.preRollSamples -= (this.preRoll.shift() as Int16Array).length;
+    }
+  }
+
+  private ms(samples: number): number {
+    return (samples / this.config.sampleRateHz) * 1000;
+  }
+
+  private samples(ms: number): number {
+    return Math.round((ms / 1000) * this.config.sampleRateHz);
+  }
+}
+
+function concat(parts: Int16Array[], total: number): Int16Array {
+  if (parts.length === 1) return parts[0] as Int16Array;
+  const out = new Int16Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

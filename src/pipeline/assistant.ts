@@ -1,0 +1,158 @@
+import {
+  BehaviorSubject,
+  Observable,
+  Subject,
+  concatMap,
+  defer,
+  filter,
+  identity,
+  mergeMap,
+  of,
+  share,
+  switchMap,
+  takeUntil,
+  tap,
+  EMPTY,
+} from 'rxjs';
+import type { Earcons } from '../audio/earcons.js';
+import type { Player } from '../audio/player.js';
+import type { HarkConfig } from '../config/schema.js';
+import { ConversationHistory } from '../dialog/history.js';
+import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ, type Vad } from '../listen/vad.js';
+import type { Logger } from '../system/logger.js';
+import { userSpeaking } from './barge-in.js';
+import { scoreVoice, segment, toFrames, utterances } from './listen.js';
+import type { ReplyModel, Synthesizer, Transcriber } from './ports.js';
+import { logTurn } from './turn-log.js';
+import { runTurn, type AssistantState, type TurnOutcome } from './turn.js';
+import { transcribeUtterances, type HeardEvent, type UserTurn } from './user-turns.js';
+
+export interface AssistantOptions {
+  config: HarkConfig;
+  /** 16 kHz 16-bit mono PCM. */
+  source: Observable<Buffer>;
+  vad: Vad;
+  transcriber: Transcriber;
+  replyModel: ReplyModel;
+  synthesizer: Synthesizer;
+  player: Player;
+  earcons: Earcons;
+  logger: Logger;
+  /** Input faster than real time: turns wait for each other and nobody talks over anybody. */
+  queueTurns?: boolean;
+  /** Decides which transcripts become turns (wake phrases, stop words); all of them when absent. */
+  gate?: TurnGate;
+  now?: () => number;
+}
+
+/** Between hearing and answering: may turn a transcript away, or change it (a wake phrase stripped). */
+export interface TurnGate {
+  admit(turn: UserTurn, state: AssistantState): UserTurn | undefined;
+  /** A reply has finished: follow-up time starts. */
+  replied(): void;
+}
+
+/**
+ * The voice loop: microphone → frames → VAD → segmenter → transcription → reply →
+ * speakable text → sentences → synthesis (look-ahead) → player. Speech lasting
+ * `bargeIn.minSpeechMs` while hark thinks or speaks unsubscribes the turn (barge-in).
+ */
+export class Assistant {
+  readonly state$ = new BehaviorSubject<AssistantState>('listening');
+  readonly outcomes$ = new Subject<TurnOutcome>();
+  readonly heard$ = new Subject<HeardEvent>();
+  readonly history: ConversationHistory;
+  /** The words of a turn cut off before it said anything: they open the next one. */
+  private carried = '';
+
+  constructor(private readonly options: AssistantOptions) {
+    this.history = new ConversationHistory(options.config.history);
+  }
+
+  /** Runs until the input ends and the last turn is over. */
+  run(): Observable<never> {
+    return defer(() => {
+      const { config, logger } = this.options;
+      const bargeIn = config.bargeIn.enabled && !this.options.queueTurns;
+      const now = this.options.now ?? (() => performance.now());
+
+      const events = this.options.source.pipe(
+        toFrames(VAD_FRAME_SAMPLES),
+        scoreVoice(this.options.vad, logger, config.vad.energyGateDbfs),
+        segment({ ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ }, () => ({
+          speaking: this.state$.value === 'speaking',
+          listening: bargeIn || this.state$.value !== 'speaking',
+        })),
+        tap((event) => {
+          if (event.type === 'discarded') logger.debug('listen.discarded', { voicedMs: Math.round(event.voicedMs) });
+        }),
+        share(),
+      );
+      const interruption = userSpeaking(events, config.bargeIn.minSpeechMs).pipe(filter(Boolean));
+
+      const turns = events.pipe(
+        utterances(),
+        transcribeUtterances(this.options.transcriber, logger, now),
+        tap((event) => this.onHeard(event)),
+        mergeMap((event) => (event.type === 'user-turn' ? of(event.turn) : EMPTY)),
+        (this.options.queueTurns ? concatMap : switchMap)((heard) =>
+          defer(() => {
+            const turn = this.admit(heard);
+            if (!turn) return EMPTY;
+            return runTurn(turn, this.history.withUser(turn.text), {
+              ...this.options,
+              lookahead: config.speech.lookahead,
+              lowWaterMs: 300,
+              onState: (state) => this.state$.next(state),
+              onOutcome: (outcome) => this.onOutcome(outcome),
+            }).pipe(bargeIn ? takeUntil(interruption) : identity);
+          }),
+        ),
+      );
+      this.options.earcons.play('listening');
+      return new Observable<never>((subscriber) => {
+        const subscription = turns.subscribe({
+          error: (error: unknown) => subscriber.error(error),
+          complete: () => subscriber.complete(),
+        });
+        // Watches for barge-in all along, so its state is current when a turn starts.
+        const keepWarm = bargeIn ? interruption.subscribe() : undefined;
+        return () => {
+          subscription.unsubscribe();
+          keepWarm?.unsubscribe();
+        };
+      });
+    });
+  }
+
+  private admit(heard: UserTurn): UserTurn | undefined {
+    const admitted = this.options.gate ? this.options.gate.admit(heard, this.state$.value) : heard;
+    if (!admitted) return undefined;
+    const text = this.carried ? `${this.carried} ${admitted.text}` : admitted.text;
+    this.carried = '';
+    return { ...admitted, text };
+  }
+
+  private onHeard(event: HeardEvent): void {
+    this.heard$.next(event);
+    const { logger } = this.options;
+    if (event.type === 'empty')
+      logger.info('turn.empty', { utterance: event.utteranceId, audioMs: Math.round(event.audioMs) });
+    if (event.type === 'failed') {
+      logger.error('turn.failed', { stage: 'transcription', utterance: event.utteranceId, error: event.error });
+      this.options.earcons.play('error');
+    }
+  }
+
+  private onOutcome(outcome: TurnOutcome): void {
+    if (outcome.interrupted && !outcome.heard) {
+      this.carried = outcome.user.text;
+    } else if (outcome.heard || !outcome.failed) {
+      const cut = outcome.interrupted || outcome.failed !== undefined;
+      this.history.record(outcome.user.text, cut ? outcome.heard : outcome.reply, cut);
+    }
+    if (!outcome.interrupted && !outcome.failed) this.options.gate?.replied();
+    logTurn(this.options.logger, outcome);
+    this.outcomes$.next(outcome);
+  }
+}
