@@ -1,4 +1,4 @@
-import { Observable } from 'rxjs';
+import { defer, of, switchMap, timer, type Observable } from 'rxjs';
 import { PlaybackClock } from './playback-clock.js';
 
 /**
@@ -25,8 +25,9 @@ export abstract class ClockedPlayer implements Player {
   constructor(
     readonly sampleRateHz: number,
     instant = false,
+    now?: () => number,
   ) {
-    this.clock = new PlaybackClock(sampleRateHz, instant);
+    this.clock = new PlaybackClock(sampleRateHz, instant, now);
   }
 
   write(pcm: Buffer): number {
@@ -48,19 +49,10 @@ export abstract class ClockedPlayer implements Player {
   }
 
   queuedBelow(ms: number): Observable<void> {
-    return new Observable<void>((subscriber) => {
-      let timer: NodeJS.Timeout | undefined;
-      const check = (): void => {
-        const queued = this.clock.queuedMs();
-        if (queued <= ms) {
-          subscriber.next();
-          subscriber.complete();
-        } else {
-          timer = setTimeout(check, Math.max(1, Math.ceil(queued - ms)));
-        }
-      };
-      check();
-      return () => clearTimeout(timer);
+    return defer(() => {
+      const queued = this.clock.queuedMs();
+      if (queued <= ms) return of(undefined);
+      return timer(Math.max(1, Math.ceil(queued - ms))).pipe(switchMap(() => this.queuedBelow(ms)));
     });
   }
 

@@ -64,6 +64,10 @@ export class Assistant {
   readonly history: ConversationHistory;
   /** The words of a turn cut off before it said anything: they open the next one. */
   private carried = '';
+  /** When the first audio arrived (monotonic ms), so stream time can be told as wall time. */
+  private inputStartedAt: number | undefined;
+  /** Stream time (ms) of the latest speech onset. */
+  private speechOnsetMs = 0;
 
   constructor(private readonly options: AssistantOptions) {
     this.history = new ConversationHistory(options.config.history);
@@ -77,6 +81,7 @@ export class Assistant {
       const now = this.options.now ?? (() => performance.now());
 
       const events = this.options.source.pipe(
+        tap(() => (this.inputStartedAt ??= now())),
         toFrames(VAD_FRAME_SAMPLES),
         scoreVoice(this.options.vad, logger, config.vad.energyGateDbfs),
         segment({ ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ }, () => ({
@@ -84,6 +89,7 @@ export class Assistant {
           listening: bargeIn || this.state$.value !== 'speaking',
         })),
         tap((event) => {
+          if (event.type === 'speech') this.speechOnsetMs = event.onsetMs;
           if (event.type === 'discarded') logger.debug('listen.discarded', { voicedMs: Math.round(event.voicedMs) });
         }),
         share(),
@@ -144,7 +150,20 @@ export class Assistant {
     }
   }
 
+  /** How long after the interrupting speech began playback stopped, as input and clocks tell it. */
+  bargeInLatencyMs(outcome: TurnOutcome): number | undefined {
+    if (outcome.stoppedAt === undefined || this.inputStartedAt === undefined) return undefined;
+    return Math.round(outcome.stoppedAt - (this.inputStartedAt + this.speechOnsetMs));
+  }
+
   private onOutcome(outcome: TurnOutcome): void {
+    if (outcome.interrupted) {
+      this.options.logger.info('barge-in', {
+        speechOnsetMs: Math.round(this.speechOnsetMs),
+        onsetToStopMs: this.bargeInLatencyMs(outcome),
+        heardMs: outcome.audioMs.played,
+      });
+    }
     if (outcome.interrupted && !outcome.heard) {
       this.carried = outcome.user.text;
     } else if (outcome.heard || !outcome.failed) {

@@ -1,4 +1,4 @@
-import { distinctUntilChanged, scan, shareReplay, map, type Observable } from 'rxjs';
+import { distinctUntilChanged, scan, shareReplay, skip, startWith, type Observable } from 'rxjs';
 import type { SegmenterEvent } from '../listen/segmenter.js';
 
 /**
@@ -13,8 +13,9 @@ export function userSpeaking(events: Observable<SegmenterEvent>, minSpeechMs: nu
       if (event.type === 'discarded') return false;
       return event.utterance.final ? false : speaking;
     }, false),
-    map(Boolean),
+    startWith(false),
     distinctUntilChanged(),
+    skip(1),
     shareReplay({ bufferSize: 1, refCount: true }),
   );
 }

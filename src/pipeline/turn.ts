@@ -38,6 +38,10 @@ export interface TurnOutcome {
   usage: TokenUsage | undefined;
   timings: TurnTimings;
   sentences: number;
+  /** When playback was stopped, for a turn cut short (monotonic ms). */
+  stoppedAt: number | undefined;
+  /** Audio of this turn handed to the player, and how much of it was played. */
+  audioMs: { written: number; played: number };
 }
 
 export interface TurnDeps {
@@ -122,8 +126,11 @@ export function runTurn(user: UserTurn, history: Turn[], deps: TurnDeps): Observ
       }),
       catchError(() => EMPTY),
       finalize(() => {
-        const heard = heardText(placed(placements, deps.player.sampleRateHz), deps.player.playedSamples());
+        const playedSample = deps.player.playedSamples();
+        const timeline = placed(placements, deps.player.sampleRateHz);
+        const heard = heardText(timeline, playedSample);
         if (ended !== 'completed') deps.player.stop();
+        const stoppedAt = ended === 'completed' ? undefined : now();
         if (ended === 'failed') deps.earcons.play('error');
         deps.onState('listening');
         deps.onOutcome({
@@ -135,10 +142,23 @@ export function runTurn(user: UserTurn, history: Turn[], deps: TurnDeps): Observ
           usage,
           timings,
           sentences: sentences.length,
+          stoppedAt,
+          audioMs: turnAudioMs([...placements.values()], playedSample, deps.player.sampleRateHz),
         });
       }),
     );
   });
+}
+
+function turnAudioMs(placements: Placement[], playedSample: number, sampleRateHz: number): TurnOutcome['audioMs'] {
+  const toMs = (samples: number): number => Math.round((samples / sampleRateHz) * 1000);
+  let written = 0;
+  let played = 0;
+  for (const p of placements) {
+    written += p.endSample - p.startSample;
+    played += Math.max(0, Math.min(playedSample, p.endSample) - p.startSample);
+  }
+  return { written: toMs(written), played: toMs(played) };
 }
 
 /** Sentences on the timeline; one still arriving gets its length estimated from the speech rate so far. */

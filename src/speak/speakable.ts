@@ -35,6 +35,8 @@ export class SpeakableFilter {
   private lineKind: LineKind = 'text';
   private inCodeBlock = false;
   private lineHadText = false;
+  /** The last visible characters of the current line, to see if it already ends a sentence. */
+  private lineTail = '';
   private lastEmitted = '';
   /** A space not yet emitted: dropped if punctuation comes next, so "word ." never happens. */
   private spaceOwed = false;
@@ -132,8 +134,9 @@ export class SpeakableFilter {
   /** A line break is a pause: headings, list items and the like end as sentences. */
   private endOfLine(): string {
     const needsStop = this.lineKind !== 'text' && this.lineKind !== 'code' && this.lineHadText;
-    const stop = needsStop && !/[.!?。！？:;,，；：]\s*$/u.test(this.lastEmitted) ? '.' : '';
+    const stop = needsStop && !/[.!?。！？:;,，；：]$/u.test(this.lineTail) ? '.' : '';
     this.lineHadText = false;
+    this.lineTail = '';
     return `${stop} `;
   }
 
@@ -158,7 +161,10 @@ export class SpeakableFilter {
         .replace(/\*+|~~/g, '')
         .replace(/(^|[\s(])_+|_+(?=[\s).,;:!?]|$)/g, '$1');
     }
-    if (/\S/.test(out)) this.lineHadText = true;
+    if (/\S/.test(out)) {
+      this.lineHadText = true;
+      this.lineTail = out.trimEnd().slice(-2);
+    }
     return out;
   }
 

@@ -1,0 +1,35 @@
+import { ClockedPlayer } from '../../src/audio/player.js';
+import type { Earcons, EarconKind } from '../../src/audio/earcons.js';
+
+/** A player that keeps what it was given, on a clock the test controls. */
+export class FakePlayer extends ClockedPlayer {
+  readonly writes: Buffer[] = [];
+  stops = 0;
+
+  constructor(sampleRateHz: number, now: () => number) {
+    super(sampleRateHz, false, now);
+  }
+
+  protected output(pcm: Buffer): void {
+    this.writes.push(pcm);
+  }
+
+  protected discard(): void {
+    this.stops++;
+  }
+
+  async close(): Promise<void> {}
+}
+
+export class RecordingEarcons implements Earcons {
+  readonly played: EarconKind[] = [];
+  play(kind: EarconKind): void {
+    this.played.push(kind);
+  }
+}
+
+/** `ms` of PCM at `sampleRateHz`, filled with a marker value so tests can tell chunks apart. */
+export function pcm(ms: number, sampleRateHz: number, marker = 1000): Buffer {
+  const samples = new Int16Array(Math.round((ms / 1000) * sampleRateHz)).fill(marker);
+  return Buffer.from(samples.buffer);
+}

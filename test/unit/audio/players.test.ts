@@ -1,0 +1,127 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { lastValueFrom } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { CommandPlayer, commandWords } from '../../../src/audio/command-player.js';
+import { FilePlayer } from '../../../src/audio/file-player.js';
+import { Reframer } from '../../../src/audio/frames.js';
+import { PlaybackClock } from '../../../src/audio/playback-clock.js';
+import { readWavInfo } from '../../../src/audio/wav-header.js';
+import { createMemoryLogger } from '../../../src/system/logger.js';
+import { pcm } from '../../helpers/fakes.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hark-players-'));
+
+describe('PlaybackClock', () => {
+  it('plays at the sample rate while audio is queued and never ahead of what was written', () => {
+    let now = 0;
+    const clock = new PlaybackClock(1000, false, () => now);
+    clock.write(100);
+    now = 30;
+    expect(clock.playedSamples()).toBe(30);
+    now = 500;
+    expect(clock.playedSamples()).toBe(100);
+    now = 600;
+    clock.write(50);
+    now = 610;
+    expect(clock.playedSamples()).toBe(110);
+    expect(clock.queuedMs()).toBe(40);
+  });
+
+  it('drop keeps what was played and forgets the rest', () => {
+    let now = 0;
+    const clock = new PlaybackClock(1000, false, () => now);
+    clock.write(100);
+    now = 40;
+    expect(clock.drop()).toBe(60);
+    expect(clock.writtenSamples()).toBe(40);
+    expect(clock.queuedMs()).toBe(0);
+  });
+
+  it('does not drift when read often', () => {
+    let now = 0;
+    const clock = new PlaybackClock(16000, false, () => now);
+    clock.write(160000);
+    for (let i = 0; i < 1000; i++) {
+      now += 0.37;
+      clock.playedSamples();
+    }
+    expect(Math.abs(clock.playedSamples() - 0.37 * 1000 * 16)).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('Reframer', () => {
+  it('makes whole frames from odd-sized chunks without losing a byte', () => {
+    const reframer = new Reframer(3);
+    const bytes = Buffer.from(Int16Array.from({ length: 10 }, (_, i) => i).buffer);
+    const frames = [
+      ...reframer.push(bytes.subarray(0, 5)),
+      ...reframer.push(bytes.subarray(5, 13)),
+      ...reframer.push(bytes.subarray(13)),
+    ];
+    expect(frames.map((f) => [...f])).toEqual([
+      [0, 1, 2],
+      [3, 4, 5],
+      [6, 7, 8],
+    ]);
+  });
+});
+
+describe('FilePlayer', () => {
+  it('in real time, writes only what was played before a stop', async () => {
+    const path = join(dir, 'stopped.wav');
+    const player = new FilePlayer(path, 16000, true);
+    player.write(pcm(2000, 16000));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    player.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await player.close();
+    const seconds = readWavInfo(readFileSync(path)).durationMs / 1000;
+    expect(seconds).toBeGreaterThan(0.25);
+    expect(seconds).toBeLessThan(0.5);
+  });
+
+  it('as fast as possible, writes everything at once', async () => {
+    const path = join(dir, 'fast.wav');
+    const player = new FilePlayer(path, 24000, false);
+    player.write(pcm(1500, 24000));
+    expect(player.queuedMs()).toBe(0);
+    await player.close();
+    expect(readWavInfo(readFileSync(path)).durationMs).toBeCloseTo(1500, 0);
+  });
+});
+
+describe('CommandPlayer', () => {
+  it('splits the command line and fills in the rate', () => {
+    expect(commandWords('pacat --raw --rate={rate} "--client-name=hark voice"', 24000)).toEqual([
+      'pacat',
+      '--raw',
+      '--rate=24000',
+      '--client-name=hark voice',
+    ]);
+  });
+
+  it('pipes PCM to the command, and a stop kills it at once', async () => {
+    const out = join(dir, 'command.raw');
+    const logger = createMemoryLogger();
+    const player = new CommandPlayer(`sh -c "cat > ${out}"`, 16000, logger);
+    player.write(pcm(500, 16000));
+    await lastValueFrom(player.queuedBelow(0));
+    expect(readFileSync(out).length).toBe(16000);
+    player.write(pcm(5000, 16000));
+    player.stop();
+    expect(player.queuedMs()).toBe(0);
+    await player.close();
+    expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('logs a command that cannot start, and keeps going', async () => {
+    const logger = createMemoryLogger();
+    const player = new CommandPlayer('no-such-player-binary -q', 16000, logger);
+    player.write(pcm(100, 16000));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(logger.lines.find((l) => l.event === 'player.failed')).toMatchObject({ command: 'no-such-player-binary' });
+    await player.close();
+  });
+});

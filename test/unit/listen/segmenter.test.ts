@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../../src/config/schema.js';
+import { Segmenter, type SegmenterEvent, type Utterance } from '../../../src/listen/segmenter.js';
+import { SileroVad } from '../../../src/listen/silero-vad.js';
+import { EnergyVad } from '../../../src/listen/energy-vad.js';
+import { VAD_FRAME_SAMPLES, type Vad } from '../../../src/listen/vad.js';
+import { MONOLOGUE, UTTERANCE, fixtureSamples } from '../../helpers/speech.js';
+import { tone } from '../../helpers/audio.js';
+
+const RATE = 16000;
+const config = { ...defaultConfig().vad, sampleRateHz: RATE };
+let silero: SileroVad;
+beforeAll(async () => {
+  silero = await SileroVad.load(config.energyGateDbfs);
+});
+afterAll(() => silero.close());
+
+async function segmentAll(samples: Int16Array, vad: Vad): Promise<SegmenterEvent[]> {
+  vad.reset();
+  const segmenter = new Segmenter(config);
+  const events: SegmenterEvent[] = [];
+  for (let at = 0; at + VAD_FRAME_SAMPLES <= samples.length; at += VAD_FRAME_SAMPLES) {
+    const frame = samples.subarray(at, at + VAD_FRAME_SAMPLES);
+    events.push(...segmenter.push({ samples: frame, probability: await vad.probability(frame) }));
+  }
+  return [...events, ...segmenter.flush()];
+}
+
+const utterancesOf = (events: SegmenterEvent[]): Utterance[] =>
+  events.flatMap((e) => (e.type === 'utterance' ? [e.utterance] : []));
+
+describe('Segmenter on real speech (Silero v5)', () => {
+  it('cuts one recorded sentence into one utterance, pre-roll included', async () => {
+    const samples = await fixtureSamples(UTTERANCE);
+    const [utterance, ...rest] = utterancesOf(await segmentAll(samples, silero));
+    expect(rest).toEqual([]);
+    expect(utterance?.final).toBe(true);
+    const startMs = utterance ? utterance.endMs - (utterance.samples.length / RATE) * 1000 : 0;
+    expect(utterance?.onsetMs ?? 0).toBeGreaterThan(startMs);
+    expect((utterance?.onsetMs ?? 0) - startMs).toBeLessThanOrEqual(config.preRollMs + 1);
+    expect((utterance?.samples.length ?? 0) / RATE).toBeGreaterThan(4);
+  });
+
+  it('cuts a 71 s monologue into parts of at most 30 s at quiet points, the last one final', async () => {
+    const samples = await fixtureSamples(MONOLOGUE);
+    const parts = utterancesOf(await segmentAll(samples, silero));
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(parts.map((p) => p.id)).size).toBe(1);
+    expect(parts.map((p) => p.final)).toEqual([...parts.slice(1).map(() => false), true]);
+    for (const part of parts) expect(part.samples.length / RATE).toBeLessThanOrEqual(30);
+    const total = parts.reduce((sum, p) => sum + p.samples.length, 0) / RATE;
+    expect(total).toBeGreaterThan(69);
+  });
+
+  it('drops a click and a cough-length burst as blips', async () => {
+    const silence = new Int16Array(RATE);
+    const burst = tone(120, RATE, 300, 0.5);
+    const samples = new Int16Array(silence.length * 2 + burst.length);
+    samples.set(burst, silence.length);
+    const events = await segmentAll(samples, new EnergyVad(config.energyGateDbfs));
+    expect(utterancesOf(events)).toEqual([]);
+    expect(events.some((e) => e.type === 'discarded')).toBe(true);
+  });
+
+  it('the energy VAD alone still finds the recorded sentence', async () => {
+    const samples = await fixtureSamples(UTTERANCE);
+    const found = utterancesOf(await segmentAll(samples, new EnergyVad(config.energyGateDbfs)));
+    expect(found.length).toBeGreaterThanOrEqual(1);
+  });
+});
