@@ -15,6 +15,7 @@ import {
   EMPTY,
 } from 'rxjs';
 import type { Earcons } from '../audio/earcons.js';
+import { durationMs } from '../audio/pcm.js';
 import type { Player } from '../audio/player.js';
 import type { HarkConfig } from '../config/schema.js';
 import { ConversationHistory } from '../dialog/history.js';
@@ -81,7 +82,8 @@ export class Assistant {
       const now = this.options.now ?? (() => performance.now());
 
       const events = this.options.source.pipe(
-        tap(() => (this.inputStartedAt ??= now())),
+        // A chunk arrives once captured: the input began one chunk before the first arrived.
+        tap((chunk) => (this.inputStartedAt ??= now() - durationMs(chunk.length, VAD_SAMPLE_RATE_HZ))),
         toFrames(VAD_FRAME_SAMPLES),
         scoreVoice(this.options.vad, logger, config.vad.energyGateDbfs),
         segment({ ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ }, () => ({

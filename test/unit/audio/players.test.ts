@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lastValueFrom } from 'rxjs';
+import { lastValueFrom, map } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { CommandPlayer, commandWords } from '../../../src/audio/command-player.js';
 import { FilePlayer } from '../../../src/audio/file-player.js';
@@ -123,5 +123,20 @@ describe('CommandPlayer', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(logger.lines.find((l) => l.event === 'player.failed')).toMatchObject({ command: 'no-such-player-binary' });
     await player.close();
+  });
+});
+
+describe('pcmSource', () => {
+  it('in real time, sends chunk n when it would have been captured, (n + 1) * chunkMs from the start', async () => {
+    const { pcmSource } = await import('../../../src/audio/file-source.js');
+    const { TestScheduler } = await import('rxjs/testing');
+    const scheduler = new TestScheduler((a, e) => expect(a).toEqual(e));
+    scheduler.run(({ expectObservable }) => {
+      const pcm32 = Buffer.alloc(16 * 32 * 2 * 3 + 10);
+      const sizes = pcmSource(pcm32, { sampleRateHz: 16000, realtime: true, chunkMs: 32 }).pipe(map((b) => b.length));
+      expectObservable(sizes).toBe('32ms a 31ms b 31ms c 31ms (d|)', { a: 1024, b: 1024, c: 1024, d: 10 });
+      const fast = pcmSource(pcm32, { sampleRateHz: 16000, realtime: false, chunkMs: 32 }).pipe(map((b) => b.length));
+      expectObservable(fast).toBe('(abcd|)', { a: 1024, b: 1024, c: 1024, d: 10 });
+    });
   });
 });
