@@ -62,6 +62,12 @@ export class Assistant {
   readonly state$ = new BehaviorSubject<AssistantState>('listening');
   readonly outcomes$ = new Subject<TurnOutcome>();
   readonly heard$ = new Subject<HeardEvent>();
+  /** Each barge-in, as it happens: the onset that counted (stream ms) and how long stopping took. */
+  readonly interruptions$ = new Subject<{
+    speechOnsetMs: number;
+    onsetToStopMs: number | undefined;
+    heardMs: number;
+  }>();
   readonly history: ConversationHistory;
   /** The words of a turn cut off before it said anything: they open the next one. */
   private carried = '';
@@ -152,6 +158,11 @@ export class Assistant {
     }
   }
 
+  /** When the input began (monotonic ms), so stream times can be told as wall times. */
+  get inputStartedAtMs(): number | undefined {
+    return this.inputStartedAt;
+  }
+
   /** How long after the interrupting speech began playback stopped, as input and clocks tell it. */
   bargeInLatencyMs(outcome: TurnOutcome): number | undefined {
     if (outcome.stoppedAt === undefined || this.inputStartedAt === undefined) return undefined;
@@ -160,11 +171,13 @@ export class Assistant {
 
   private onOutcome(outcome: TurnOutcome): void {
     if (outcome.interrupted) {
-      this.options.logger.info('barge-in', {
+      const interruption = {
         speechOnsetMs: Math.round(this.speechOnsetMs),
         onsetToStopMs: this.bargeInLatencyMs(outcome),
         heardMs: outcome.audioMs.played,
-      });
+      };
+      this.options.logger.info('barge-in', interruption);
+      this.interruptions$.next(interruption);
     }
     if (outcome.interrupted && !outcome.heard) {
       this.carried = outcome.user.text;

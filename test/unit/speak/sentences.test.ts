@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { charCount } from '../../../src/service/limits.js';
 import { SentenceSplitter } from '../../../src/speak/sentences.js';
@@ -10,59 +12,14 @@ function split(text: string, step = 4, options = {}): string[] {
   return [...out, ...splitter.flush()];
 }
 
-/** Cases where a careless splitter breaks a sentence: each must come out whole. */
-export const HARD_CASES: { name: string; text: string; sentences: string[] }[] = [
-  {
-    name: 'decimals',
-    text: 'Pi is about 3.14159 today. E is 2.718 as usual.',
-    sentences: ['Pi is about 3.14159 today.', 'E is 2.718 as usual.'],
-  },
-  {
-    name: 'money',
-    text: 'It costs $4.50 in total. That is cheap enough.',
-    sentences: ['It costs $4.50 in total.', 'That is cheap enough.'],
-  },
-  {
-    name: 'titles',
-    text: 'Dr. Smith met Mrs. Jones on Main St. yesterday. They talked.',
-    sentences: ['Dr. Smith met Mrs. Jones on Main St. yesterday.', 'They talked.'],
-  },
-  {
-    name: 'initials',
-    text: 'J. R. R. Tolkien wrote many books. They are long.',
-    sentences: ['J. R. R. Tolkien wrote many books.', 'They are long.'],
-  },
-  {
-    name: 'e.g. and i.e.',
-    text: 'Bring fruit, e.g. apples or pears. Water, i.e. a bottle, too.',
-    sentences: ['Bring fruit, e.g. apples or pears.', 'Water, i.e. a bottle, too.'],
-  },
-  {
-    name: 'times',
-    text: 'We meet at 10:30 a.m. tomorrow morning. Be on time please.',
-    sentences: ['We meet at 10:30 a.m. tomorrow morning.', 'Be on time please.'],
-  },
-  {
-    name: 'domains and versions',
-    text: 'Get version 2.0.1 from example.com today. It is free of charge.',
-    sentences: ['Get version 2.0.1 from example.com today.', 'It is free of charge.'],
-  },
-  {
-    name: 'ellipsis',
-    text: 'Well... that depends on you. Ask me again later.',
-    sentences: ['Well... that depends on you.', 'Ask me again later.'],
-  },
-  {
-    name: 'Chinese',
-    text: '珠穆朗玛峰是世界最高的山。它位于中国和尼泊尔边境！你想去吗？',
-    sentences: ['珠穆朗玛峰是世界最高的山。', '它位于中国和尼泊尔边境！', '你想去吗？'],
-  },
-  {
-    name: 'questions and exclamations',
-    text: 'Is it raining outside now? Yes, it is pouring! Take an umbrella.',
-    sentences: ['Is it raining outside now?', 'Yes, it is pouring!', 'Take an umbrella.'],
-  },
-];
+/** Cases where a careless splitter breaks a sentence (shared with the benchmark): each must come out whole. */
+const HARD_CASES = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../fixtures/sentence-hard-cases.json'), 'utf8'),
+) as {
+  name: string;
+  text: string;
+  sentences: string[];
+}[];
 
 describe('SentenceSplitter', () => {
   it.each(HARD_CASES.map((c) => [c.name, c]))('%s', (_name, { text, sentences }) => {

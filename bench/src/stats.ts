@@ -27,7 +27,7 @@ export function table(rows: (string | number)[][]): string {
   return [line(head ?? []), widths.map((w) => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n');
 }
 
-const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'results');
+const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
 
 export function writeResult(name: string, data: unknown): string {
   mkdirSync(RESULTS_DIR, { recursive: true });

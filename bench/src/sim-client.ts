@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { SimOptions } from '../src/sim/server.js';
-import type { ReplyScript } from '../src/sim/script.js';
+import type { SimOptions } from '../../dist/sim/server.js';
+import type { ReplyScript } from '../../dist/sim/script.js';
 
 export interface RemoteRequest {
   endpoint: string;

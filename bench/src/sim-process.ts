@@ -2,8 +2,8 @@
  * The stand-in service in its own process, so that a benchmark measures only the client's
  * CPU. Controlled over IPC: script replies, read request records.
  */
-import { startSim, type SimOptions } from '../src/sim/server.js';
-import type { ReplyScript } from '../src/sim/script.js';
+import { startSim, type SimOptions } from '../../dist/sim/server.js';
+import type { ReplyScript } from '../../dist/sim/script.js';
 
 type Command =
   | { type: 'reply'; replies: ReplyScript[] }

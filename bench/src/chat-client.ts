@@ -4,8 +4,8 @@
  * and CPU time per 10,000 streamed tokens.
  */
 import OpenAI from 'openai';
-import { ChatCompletionsClient } from '../src/service/chat.js';
-import { Transport } from '../src/service/http.js';
+import { ChatCompletionsClient } from '../../dist/service/chat.js';
+import { Transport } from '../../dist/service/http.js';
 import { RemoteSim } from './sim-client.js';
 import { median, monotonicMs, percentile, round, table, writeResult } from './stats.js';
 

@@ -1,9 +1,19 @@
 /** `npm run bench`: every benchmark, each printing a table and writing JSON to bench/results/. */
 import { benchChatClient } from './chat-client.js';
+import { benchSentences } from './sentences.js';
+import { benchVad } from './vad.js';
+import { benchLatency } from './latency.js';
+import { benchBargeIn } from './barge-in.js';
+import { benchMemory } from './memory.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<unknown>> = {
   'chat-client': () => benchChatClient(),
+  sentences: () => benchSentences(),
+  vad: () => benchVad(),
+  latency: () => benchLatency(),
+  'barge-in': () => benchBargeIn(),
+  memory: () => benchMemory(),
 };
 
 for (const [name, run] of Object.entries(benches)) {

@@ -1,0 +1,90 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Observable } from 'rxjs';
+import { loadEarcons, silentEarcons } from '../../dist/audio/earcons.js';
+import { FilePlayer } from '../../dist/audio/file-player.js';
+import { pcmSource } from '../../dist/audio/file-source.js';
+import { bufferOf } from '../../dist/audio/pcm.js';
+import { defaultConfig, type HarkConfig } from '../../dist/config/schema.js';
+import { SileroVad } from '../../dist/listen/silero-vad.js';
+import { Assistant } from '../../dist/pipeline/assistant.js';
+import { servicePorts } from '../../dist/pipeline/service-ports.js';
+import type { TurnOutcome } from '../../dist/pipeline/turn.js';
+import { createService, type Service } from '../../dist/service/index.js';
+import type { SimTiming } from '../../dist/sim/context.js';
+import { silentLogger } from '../../dist/system/logger.js';
+import { RemoteSim } from './sim-client.js';
+import { monotonicMs } from './stats.js';
+
+export interface Loop {
+  sim: RemoteSim;
+  assistant: Assistant;
+  player: FilePlayer;
+  service: Service;
+  config: HarkConfig;
+  outcomes: TurnOutcome[];
+  completedTurns(): number;
+  close(): Promise<void>;
+}
+
+/** hark's real voice loop (Silero, service clients, file player) against a stand-in in its own process. */
+export async function startLoop(options: {
+  timing: Partial<SimTiming>;
+  source: (realtime: boolean) => Observable<Buffer>;
+  realtime: boolean;
+  earcons?: boolean;
+  /** Keep every turn's outcome (false: only count them, so the benchmark itself holds no memory per turn). */
+  keepOutcomes?: boolean;
+}): Promise<Loop> {
+  const sim = await RemoteSim.start({ timing: options.timing });
+  const config = defaultConfig();
+  const service = createService(config, { baseUrl: sim.url, apiKey: sim.apiKey }, silentLogger);
+  const vad = await SileroVad.load(config.vad.energyGateDbfs);
+  const player = new FilePlayer(
+    join(mkdtempSync(join(tmpdir(), 'hark-bench-')), 'out.wav'),
+    config.speech.sampleRateHz,
+    options.realtime,
+  );
+  const assistant = new Assistant({
+    config,
+    source: options.source(options.realtime),
+    vad,
+    ...servicePorts(service, config),
+    player,
+    earcons: options.earcons === false ? silentEarcons : loadEarcons(player, silentLogger),
+    logger: silentLogger,
+    queueTurns: !options.realtime,
+    now: monotonicMs,
+  });
+  const outcomes: TurnOutcome[] = [];
+  let counted = 0;
+  assistant.outcomes$.subscribe((o) => {
+    counted++;
+    if (options.keepOutcomes !== false) outcomes.push(o);
+  });
+  return {
+    sim,
+    assistant,
+    player,
+    service,
+    config,
+    outcomes,
+    completedTurns: () => counted,
+    async close() {
+      await player.close();
+      await vad.close();
+      await service.close();
+      sim.close();
+    },
+  };
+}
+
+/** A paced or unpaced PCM source of the given samples. */
+export function samplesSource(samples: Int16Array): (realtime: boolean) => Observable<Buffer> {
+  return (realtime) => pcmSource(bufferOf(samples), { sampleRateHz: 16000, realtime });
+}
+
+export function runToEnd(loop: Loop): Promise<void> {
+  return new Promise((resolve, reject) => loop.assistant.run().subscribe({ complete: resolve, error: reject }));
+}

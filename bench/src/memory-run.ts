@@ -1,0 +1,6 @@
+/** One memory run in a fresh process (forked by memory.ts). */
+import { memoryRun } from './memory.js';
+
+const result = await memoryRun(Number(process.argv[2] ?? 200));
+process.send?.(result);
+process.disconnect?.();
