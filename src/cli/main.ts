@@ -3,7 +3,12 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/errors.js';
 import { RequestValidationError, ServiceError, isAbortError } from '../service/errors.js';
 import { redact } from '../system/secrets.js';
+import { ReferenceClipError } from '../voice/reference.js';
 import { registerChat } from './chat.js';
+import { registerConfig } from './config.js';
+import { registerDevices } from './devices.js';
+import { registerDoctor } from './doctor.js';
+import { registerVoice } from './voice.js';
 import { registerDemo } from './demo.js';
 import { registerRun } from './run.js';
 import { UsageError, type GlobalOptions } from './context.js';
@@ -21,6 +26,12 @@ const program = new Command('hark')
   .showHelpAfterError()
   .exitOverride();
 
+// Output piped into `head` and the like: a closed pipe is the reader's choice, not a failure.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 const globals = (): GlobalOptions => program.opts<GlobalOptions>();
 registerRun(program, globals);
 registerDemo(program, globals);
@@ -29,10 +40,21 @@ registerSay(program, globals);
 registerTranscribe(program, globals);
 registerSim(program, globals);
 registerModels(program);
+registerVoice(program, globals);
+registerConfig(program, globals);
+registerDevices(program);
+registerDoctor(program, globals);
 
 /** Exit 2 for a mistake in how hark was called or configured, 1 for a failure while working. */
 function exitCodeFor(error: unknown): number {
-  if (error instanceof UsageError || error instanceof ConfigError || error instanceof RequestValidationError) return 2;
+  if (
+    error instanceof UsageError ||
+    error instanceof ConfigError ||
+    error instanceof RequestValidationError ||
+    error instanceof ReferenceClipError
+  ) {
+    return 2;
+  }
   return 1;
 }
 

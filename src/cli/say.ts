@@ -6,6 +6,7 @@ import type { HarkConfig } from '../config/schema.js';
 import type { SpeechRequest } from '../service/speech.js';
 import type { SpeechResponseFormat, SpeechSampleRate } from '../service/limits.js';
 import { LIMITS } from '../service/limits.js';
+import { configuredReference } from '../voice/configured.js';
 import { UsageError, parseNumber, withContext, type GlobalOptions } from './context.js';
 
 interface SayOptions {
@@ -58,7 +59,11 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
         throw new UsageError(`-o ${options.output}: use .wav, .mp3, .opus, .aac or .pcm`);
       }
       await withContext(globals(), 'stderr', async ({ config, service, logger }) => {
-        const request = speechRequest(words.join(' '), config.speech, options);
+        const clone = await configuredReference(config, logger);
+        const request = {
+          ...speechRequest(words.join(' '), config.speech, options),
+          ...(clone && !options.voice ? { references: [clone.reference] } : {}),
+        };
         const sampleRateHz = request.sample_rate ?? LIMITS.speech.defaultSampleRateHz;
         if (extension === '.wav') {
           const chunks: Buffer[] = [];

@@ -26,6 +26,7 @@ import { scoreVoice, segment, toFrames, utterances } from './listen.js';
 import type { ReplyModel, Synthesizer, Transcriber } from './ports.js';
 import { logTurn } from './turn-log.js';
 import { runTurn, type AssistantState, type TurnOutcome } from './turn.js';
+import type { TurnGate } from './turn-gate.js';
 import { transcribeUtterances, type HeardEvent, type UserTurn } from './user-turns.js';
 
 export interface AssistantOptions {
@@ -44,13 +45,6 @@ export interface AssistantOptions {
   /** Decides which transcripts become turns (wake phrases, stop words); all of them when absent. */
   gate?: TurnGate;
   now?: () => number;
-}
-
-/** Between hearing and answering: may turn a transcript away, or change it (a wake phrase stripped). */
-export interface TurnGate {
-  admit(turn: UserTurn, state: AssistantState): UserTurn | undefined;
-  /** A reply has finished: follow-up time starts. */
-  replied(): void;
 }
 
 /**
@@ -140,11 +134,13 @@ export class Assistant {
   }
 
   private admit(heard: UserTurn): UserTurn | undefined {
-    const admitted = this.options.gate ? this.options.gate.admit(heard, this.state$.value) : heard;
-    if (!admitted) return undefined;
-    const text = this.carried ? `${this.carried} ${admitted.text}` : admitted.text;
+    const verdict = this.options.gate?.admit(heard, this.state$.value) ?? { kind: 'turn', turn: heard };
+    if (verdict.kind === 'wake') this.options.earcons.play('listening');
+    if (verdict.kind === 'stop') this.carried = '';
+    if (verdict.kind !== 'turn') return undefined;
+    const text = this.carried ? `${this.carried} ${verdict.turn.text}` : verdict.turn.text;
     this.carried = '';
-    return { ...admitted, text };
+    return { ...verdict.turn, text };
   }
 
   private onHeard(event: HeardEvent): void {
@@ -178,6 +174,7 @@ export class Assistant {
       };
       this.options.logger.info('barge-in', interruption);
       this.interruptions$.next(interruption);
+      this.options.gate?.interrupted();
     }
     if (outcome.interrupted && !outcome.heard) {
       this.carried = outcome.user.text;

@@ -9,7 +9,8 @@ import type { Player } from '../audio/player.js';
 import type { HarkConfig } from '../config/schema.js';
 import { loadVad } from '../listen/load-vad.js';
 import { VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
-import { Assistant, type TurnGate } from '../pipeline/assistant.js';
+import { Assistant } from '../pipeline/assistant.js';
+import { WakePhraseGate, type TurnGate } from '../pipeline/turn-gate.js';
 import { servicePorts } from '../pipeline/service-ports.js';
 import type { Service } from '../service/index.js';
 import type { VoiceReference } from '../service/speech.js';
@@ -72,7 +73,7 @@ export async function startVoiceLoop(
     earcons,
     logger,
     queueTurns: options.fast === true,
-    ...(options.gate ? { gate: options.gate } : {}),
+    gate: options.gate ?? new WakePhraseGate(config.listen, logger),
   });
   let finish: () => void = () => undefined;
   let fail: (error: unknown) => void = () => undefined;

@@ -28,7 +28,13 @@ describe('micSource', () => {
     const path = process.env.PATH;
     process.env.PATH = '/nonexistent';
     try {
-      const subscription = micSource({ recorder: 'sox', device: null, sampleRateHz: 16000, retryMaxMs: 300, logger }).subscribe();
+      const subscription = micSource({
+        recorder: 'sox',
+        device: null,
+        sampleRateHz: 16000,
+        retryMaxMs: 300,
+        logger,
+      }).subscribe();
       await wait(400);
       subscription.unsubscribe();
     } finally {

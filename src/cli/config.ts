@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import YAML from 'yaml';
+import { envTable } from '../config/env.js';
+import { loadConfig } from '../config/load.js';
+import { maskSecret } from '../system/secrets.js';
+import { configuredReference } from '../voice/configured.js';
+import { commandLogger, type GlobalOptions } from './context.js';
+
+export function registerConfig(program: Command, globals: () => GlobalOptions): void {
+  const config = program.command('config').description('check or show the effective configuration');
+  config
+    .command('check')
+    .description('validate the configuration (and prepare the voice clip); exit 2 on any problem')
+    .action(async () => {
+      const loaded = loadConfig({ configPath: globals().config });
+      await configuredReference(loaded.config, commandLogger(globals(), loaded.config, 'stderr'));
+      process.stdout.write(
+        `configuration OK\n  read: ${loaded.sources.join(' <- ')}\n  API key: ${loaded.apiKey ? 'set' : 'NOT SET (HARK_API_KEY or a credential named hark-api-key)'}\n`,
+      );
+    });
+  config
+    .command('show')
+    .description('print the effective configuration (the key masked)')
+    .option('--env', 'list the environment variable of every option instead')
+    .action((options: { env?: boolean }) => {
+      if (options.env) {
+        for (const [name, { path }] of envTable()) process.stdout.write(`${name.padEnd(40)} ${path.join('.')}\n`);
+        return;
+      }
+      const loaded = loadConfig({ configPath: globals().config });
+      process.stdout.write(`# read: ${loaded.sources.join(' <- ')}\n# API key: ${maskSecret(loaded.apiKey)}\n`);
+      process.stdout.write(YAML.stringify(loaded.config, { lineWidth: 0 }));
+    });
+}

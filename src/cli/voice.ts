@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { concat, ignoreElements, lastValueFrom, tap } from 'rxjs';
+import { servicePorts } from '../pipeline/service-ports.js';
+import { createPlayer } from '../system/voice-daemon.js';
+import { configuredReference, describeVoice } from '../voice/configured.js';
+import { withContext, type GlobalOptions } from './context.js';
+
+const SAMPLE = 'Hello! This is how I sound. Do you like my voice?';
+
+export function registerVoice(program: Command, globals: () => GlobalOptions): void {
+  const voice = program.command('voice').description('the voice hark speaks with');
+  voice
+    .command('test')
+    .description('say something in the configured voice (system voice, designed voice or clone) to hear it')
+    .argument('[text...]', 'what to say')
+    .option('-o, --output <file>', 'write it to a WAV instead of playing it')
+    .action(async (words: string[], options: { output?: string }) => {
+      await withContext(globals(), 'stderr', async ({ config, service, logger }) => {
+        const clone = await configuredReference(config, logger);
+        const text = words.length ? words.join(' ') : SAMPLE;
+        process.stderr.write(`speaking with ${describeVoice(config, clone)}: "${text}"\n`);
+        const player = createPlayer(config, { output: options.output, fast: Boolean(options.output) }, logger);
+        const { synthesizer } = servicePorts(service, config, clone?.reference);
+        try {
+          const spoken = synthesizer.synthesize(text).pipe(tap((pcm) => player.write(pcm)));
+          await lastValueFrom(concat(spoken, player.queuedBelow(0)).pipe(ignoreElements()), {
+            defaultValue: undefined,
+          });
+        } finally {
+          await player.close();
+        }
+        if (options.output) process.stderr.write(`wrote ${options.output}\n`);
+      });
+    });
+}

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { decodeFileToPcm } from '../audio/ffmpeg.js';
+import { dataUrl } from '../audio/data-url.js';
+import { rms, samplesOf } from '../audio/pcm.js';
+import { readWavInfo } from '../audio/wav-header.js';
+import { pcmToWav } from '../listen/transcribe-long.js';
+import { quietestCut } from '../listen/long-audio.js';
+import { LIMITS } from '../service/limits.js';
+import { referenceAudioProblem } from '../service/rules/speech.js';
+import type { VoiceReference } from '../service/speech.js';
+
+/** Reference clips are stored as 24 kHz 16-bit mono WAV: clear speech, and far under 10 MB at 30 s. */
+export const REFERENCE_RATE_HZ = 24000;
+/** A clip is trimmed to end at the quietest point within this many ms before the 30 s limit. */
+const TRIM_SEARCH_MS = 5000;
+const RECOMMENDED_MIN_SPEECH_MS = 10_000;
+const MIN_SPEECH_MS = 2000;
+
+export class ReferenceClipError extends Error {
+  override readonly name = 'ReferenceClipError';
+}
+
+export interface PreparedReference {
+  reference: VoiceReference;
+  durationMs: number;
+  speechMs: number;
+  trimmedFromMs: number | undefined;
+  /** Where the prepared WAV is cached. */
+  cachedAt: string;
+  fromCache: boolean;
+  warnings: string[];
+}
+
+export function referenceCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  // systemd's CacheDirectory=hark sets CACHE_DIRECTORY.
+  return env.CACHE_DIRECTORY ?? join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'hark');
+}
+
+/**
+ * A voice reference from any audio file ffmpeg reads: converted once to mono WAV, trimmed to
+ * at most 30 s at a quiet point, checked against the 10 MB data-URL limit, and cached by the
+ * content hash of the source file, so start-up after the first is a file read, and every
+ * sentence reuses the same encoded string.
+ */
+export async function prepareReference(
+  path: string,
+  text: string | null,
+  cacheDir = referenceCacheDir(),
+): Promise<PreparedReference> {
+  if (!text?.trim()) {
+    throw new ReferenceClipError(`voice.referenceText is missing: the clip ${path} needs its verbatim transcript`);
+  }
+  if (!existsSync(path)) throw new ReferenceClipError(`voice.reference ${path}: no such file`);
+  const source = readFileSync(path);
+  const key = createHash('sha256').update(source).update(`|${REFERENCE_RATE_HZ}|v1`).digest('hex').slice(0, 32);
+  const cachedAt = join(cacheDir, `reference-${key}.wav`);
+  const fromCache = existsSync(cachedAt);
+  let samples: Int16Array;
+  let trimmedFromMs: number | undefined;
+  if (fromCache) {
+    const wav = readFileSync(cachedAt);
+    const info = readWavInfo(wav);
+    samples = samplesOf(wav.subarray(info.dataOffset, info.dataOffset + info.dataBytes));
+  } else {
+    let decoded: Int16Array;
+    try {
+      decoded = samplesOf(await decodeFileToPcm(path, REFERENCE_RATE_HZ));
+    } catch (error) {
+      throw new ReferenceClipError(
+        `voice.reference ${path}: ffmpeg cannot read it as audio (${(error as Error).message})`,
+      );
+    }
+    ({ samples, trimmedFromMs } = trimToLimit(decoded));
+  }
+  const durationMs = (samples.length / REFERENCE_RATE_HZ) * 1000;
+  const speechMs = voicedMs(samples);
+  if (speechMs < MIN_SPEECH_MS) {
+    throw new ReferenceClipError(
+      `voice.reference ${path}: only ${(speechMs / 1000).toFixed(1)} s of it sounds like speech; give 10 to 30 s of clear speech`,
+    );
+  }
+  const wav = pcmToWav(samples, REFERENCE_RATE_HZ);
+  const reference = { audio: dataUrl(wav, 'audio/wav'), text: text.trim() };
+  const problem = referenceAudioProblem(reference.audio);
+  if (problem)
+    throw new ReferenceClipError(
+      `voice.reference ${path}: ${problem.limit}${problem.actual ? ` (got ${problem.actual})` : ''}`,
+    );
+  if (!fromCache) {
+    mkdirSync(cacheDir, { recursive: true });
+    writeFileSync(cachedAt, wav);
+  }
+  const warnings: string[] = [];
+  if (trimmedFromMs !== undefined) {
+    warnings.push(
+      `the clip was ${(trimmedFromMs / 1000).toFixed(1)} s and is trimmed to ${(durationMs / 1000).toFixed(1)} s: voice.referenceText must be the transcript of that first part only`,
+    );
+  }
+  if (speechMs < RECOMMENDED_MIN_SPEECH_MS) {
+    warnings.push(`the clip has ${(speechMs / 1000).toFixed(1)} s of speech; 10 to 30 s clones a voice best`);
+  }
+  return { reference, durationMs, speechMs, trimmedFromMs, cachedAt, fromCache, warnings };
+}
+
+/** At most 30 s (a little under, so rounding never crosses it), ending at a quiet point. */
+function trimToLimit(samples: Int16Array): { samples: Int16Array; trimmedFromMs: number | undefined } {
+  const limitMs = LIMITS.speech.referenceMaxDurationMs - 100;
+  const durationMs = (samples.length / REFERENCE_RATE_HZ) * 1000;
+  if (durationMs <= limitMs) return { samples, trimmedFromMs: undefined };
+  const cut = quietestCut(samples, REFERENCE_RATE_HZ, limitMs - TRIM_SEARCH_MS, limitMs);
+  return { samples: samples.slice(0, cut), trimmedFromMs: durationMs };
+}
+
+function voicedMs(samples: Int16Array): number {
+  const frame = REFERENCE_RATE_HZ / 50;
+  let voiced = 0;
+  for (let at = 0; at + frame <= samples.length; at += frame) if (rms(samples, at, at + frame) > 0.01) voiced++;
+  return voiced * 20;
+}
