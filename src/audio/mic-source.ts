@@ -1,4 +1,6 @@
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../config/load.js';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { Observable, retry, timer } from 'rxjs';
@@ -28,6 +30,14 @@ interface RecordModule {
  * is wrong). A recorder that fails, exits or disappears is reopened with exponential backoff,
  * and the log says so; the daemon keeps running meanwhile.
  */
+/**
+ * hark's own recorder definitions (compiled from recorders/*.cts), which ask for 20 ms of audio at
+ * a time; node-record-lpcm16 loads them by absolute path like its built-in ones.
+ */
+export function recorderDefinition(recorder: MicOptions['recorder']): string {
+  return join(PACKAGE_ROOT, 'dist', 'audio', 'recorders', `${recorder}.cjs`);
+}
+
 export function micSource(options: MicOptions): Observable<Buffer> {
   const require = createRequire(import.meta.url);
   const { record } = require('node-record-lpcm16') as RecordModule;
@@ -36,7 +46,7 @@ export function micSource(options: MicOptions): Observable<Buffer> {
       sampleRate: options.sampleRateHz,
       channels: 1,
       audioType: 'raw',
-      recorder: options.recorder,
+      recorder: recorderDefinition(options.recorder),
       endOnSilence: false,
       threshold: 0,
       ...(options.device ? { device: options.device } : {}),

@@ -58,7 +58,7 @@ export class SpeakerPlayer extends ClockedPlayer {
   private start(): ChildProcess | undefined {
     if (Date.now() < this.retryAfterMs) return undefined;
     const args = [String(this.sampleRateHz), this.device ?? ''];
-    const host = fork(SPEAKER_HOST, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'], env: childEnv() });
+    const host = fork(SPEAKER_HOST, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'], env: childEnv(), execArgv: [] });
     const startedAt = Date.now();
     let stderr = '';
     host.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-800)));

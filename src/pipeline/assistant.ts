@@ -91,7 +91,23 @@ export class Assistant {
           listening: bargeIn || this.state$.value !== 'speaking',
         })),
         tap((event) => {
-          if (event.type === 'speech') this.speechOnsetMs = event.onsetMs;
+          if (event.type === 'speech' && event.onsetMs !== this.speechOnsetMs) {
+            this.speechOnsetMs = event.onsetMs;
+            logger.debug('listen.speech', {
+              utterance: event.id,
+              onsetMs: Math.round(event.onsetMs),
+              state: this.state$.value,
+            });
+          }
+          if (event.type === 'utterance') {
+            const { id, part, final, samples, sampleRateHz } = event.utterance;
+            logger.debug('listen.utterance', {
+              utterance: id,
+              part,
+              final,
+              ms: Math.round((samples.length / sampleRateHz) * 1000),
+            });
+          }
           if (event.type === 'discarded') logger.debug('listen.discarded', { voicedMs: Math.round(event.voicedMs) });
         }),
         share(),

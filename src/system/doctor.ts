@@ -87,6 +87,7 @@ function checkPlayer(config: LoadedConfig['config']): Promise<CheckResult> {
     const host = fork(SPEAKER_HOST, [String(config.speech.sampleRateHz), config.audio.playbackDevice ?? ''], {
       stdio: ['pipe', 'ignore', 'pipe', 'ipc'],
       env: childEnv(),
+      execArgv: [],
     });
     let stderr = '';
     host.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));

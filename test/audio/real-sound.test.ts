@@ -1,0 +1,213 @@
+/**
+ * hark through a real sound server: the recording is played into a virtual microphone and
+ * captured by the real recorder (node-record-lpcm16 with arecord, through ALSA's pulse
+ * plugin); hark answers through the stand-in service and plays with the real `speaker`
+ * package; the virtual speaker's monitor is recorded. The reply must be the stand-in's
+ * speech, and speech played during the reply must stop the real playback.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderSpeech } from '../../src/sim/voice.js';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { HARK } from '../helpers/cli.js';
+import { MIX_RATE, envelope, play, readMix, recordMix, startSoundServer, type SoundServer } from '../helpers/pulse.js';
+import { UTTERANCE } from '../helpers/speech.js';
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const SPEECH = 1200;
+const VOICE = 300;
+
+let server: SoundServer;
+let sim: SimServer;
+let hark: ChildProcess;
+let mix: { path: string; stop(): Promise<void> };
+const events: Record<string, unknown>[] = [];
+
+/** Resolves with the next log line of hark's with this event name. */
+function nextEvent(event: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+  const seen = events.length;
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const poll = setInterval(() => {
+      const found = events.slice(seen).find((e) => e.event === event);
+      if (found) {
+        clearInterval(poll);
+        resolve(found);
+      } else if (Date.now() - started > timeoutMs) {
+        clearInterval(poll);
+        reject(
+          new Error(
+            `no ${event} within ${timeoutMs} ms; last events: ${events
+              .slice(-5)
+              .map((e) => e.event)
+              .join(', ')}`,
+          ),
+        );
+      }
+    }, 20);
+  });
+}
+
+function correlationAt(
+  signal: Int16Array,
+  reference: Int16Array,
+  lag: number,
+  from = 0,
+  to = reference.length,
+): number {
+  let dot = 0;
+  let a = 0;
+  let b = 0;
+  for (let i = from; i < to && lag + i < signal.length; i++) {
+    const x = signal[lag + i] as number;
+    const y = reference[i] as number;
+    dot += x * y;
+    a += x * x;
+    b += y * y;
+  }
+  return dot / Math.sqrt(a * b || 1);
+}
+
+/**
+ * How much of `signal` near `onset` is `reference`: the reference is aligned as a whole, then
+ * each 250 ms piece is aligned again within 20 ms (the sound server's resamplers drift a
+ * little) and the median of the pieces' correlations is returned.
+ */
+function matchedCorrelation(signal: Int16Array, reference: Int16Array, onset: number): number {
+  let global = 0;
+  let best = -1;
+  for (let lag = Math.max(0, onset - MIX_RATE * 0.3); lag < onset + MIX_RATE * 0.3; lag += 4) {
+    const score = correlationAt(signal, reference, lag);
+    if (score > best) [best, global] = [score, lag];
+  }
+  const piece = MIX_RATE / 4;
+  const scores: number[] = [];
+  for (let from = 0; from + piece <= reference.length; from += piece) {
+    let energy = 0;
+    for (let i = from; i < from + piece; i++) energy += (reference[i] as number) ** 2;
+    if (Math.sqrt(energy / piece) < VOICE) continue;
+    let pieceBest = -1;
+    for (let shift = -MIX_RATE * 0.02; shift <= MIX_RATE * 0.02; shift++) {
+      pieceBest = Math.max(pieceBest, correlationAt(signal, reference, global + shift, from, from + piece));
+    }
+    scores.push(pieceBest);
+  }
+  scores.sort((x, y) => x - y);
+  return scores[Math.floor(scores.length / 2)] ?? 0;
+}
+
+beforeAll(async () => {
+  server = await startSoundServer();
+  sim = await startSim({
+    timing: { transcriptionDelayMs: 80, ttftMs: 150, tokensPerSecond: 40, ttsFirstByteMs: 100, ttsRealtimeFactor: 1.5 },
+  });
+  mix = await recordMix(server);
+  hark = spawn(process.execPath, [HARK, 'run'], {
+    env: {
+      ...server.env,
+      HARK_SERVICE_BASE_URL: sim.url,
+      HARK_API_KEY: sim.apiKey,
+      HARK_AUDIO_RECORDER: 'arecord',
+      HARK_AUDIO_PLAYER: 'speaker',
+      HARK_AUDIO_EARCONS: 'false',
+      HARK_LOG_LEVEL: 'debug',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let pending = '';
+  hark.stdout?.on('data', (d: Buffer) => {
+    pending += d.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) events.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  await nextEvent('hark.listening');
+  await wait(1500);
+});
+
+afterAll(async () => {
+  hark?.kill('SIGTERM');
+  await new Promise((resolve) => hark?.once('exit', resolve));
+  await mix?.stop();
+  await sim?.close();
+  await server?.close();
+});
+
+describe('hark through a real sound server', () => {
+  it("hears the recording on the virtual microphone and plays the stand-in's speech on the virtual speaker", async () => {
+    const reply = 'I hear you through a real sound server.';
+    sim.script.transcript('Can you hear me?').reply(reply);
+    const before = readMix(mix.path).hark.length;
+    const turnDone = nextEvent('turn');
+    await play(server, 'hark_mic_feed', UTTERANCE);
+    const turn = await turnDone;
+    expect(turn).toMatchObject({ transcript: 'Can you hear me?', reply, interrupted: false });
+    await wait(500);
+    const { hark: voice } = readMix(mix.path);
+    const windows = envelope(voice.subarray(before));
+    const start = windows.findIndex((v) => v > VOICE);
+    expect(start).toBeGreaterThan(0);
+    const spokenMs = windows.filter((v) => v > VOICE).length * 10;
+    const expected = await renderSpeech(
+      { text: reply, sampleRateHz: MIX_RATE, speed: 1, volume: 1, pitch: 1, voice: undefined },
+      sim.voiceEngine,
+    );
+    const expectedMs = (expected.length / MIX_RATE) * 1000;
+    expect(spokenMs).toBeGreaterThan(expectedMs * 0.5);
+    const onset = before + start * (MIX_RATE / 100);
+    const correlation = matchedCorrelation(voice, expected, onset);
+    console.log(
+      `reply on the virtual speaker: ${spokenMs} ms voiced of ${Math.round(expectedMs)} ms rendered; correlation ${correlation.toFixed(3)}`,
+    );
+    expect(correlation).toBeGreaterThan(0.9);
+  });
+
+  it('stops the real playback when the user talks over it, and reports onset-to-silence', async () => {
+    sim.script
+      .transcript('Tell me a long story.', 'Stop, that is enough.')
+      .reply(
+        { text: 'Once upon a time, a small robot lived in a lighthouse by the sea. '.repeat(6), tokensPerSecond: 30 },
+        'All right.',
+      );
+    const before = readMix(mix.path).hark.length;
+    await play(server, 'hark_mic_feed', UTTERANCE);
+    // Wait until hark is audibly speaking, then talk over it.
+    for (let i = 0; i < 300; i++) {
+      const recent = envelope(readMix(mix.path).hark.subarray(-MIX_RATE / 2));
+      if (recent.length && Math.max(...recent) > VOICE) break;
+      await wait(50);
+    }
+    await wait(1000);
+    const interruptFrom = readMix(mix.path).mic.length;
+    const bargedIn = nextEvent('barge-in');
+    const nextTurns = nextEvent('turn');
+    await play(server, 'hark_mic_feed', UTTERANCE);
+    const bargeIn = await bargedIn;
+    await nextTurns;
+    await wait(1500);
+    const { mic, hark: voice } = readMix(mix.path);
+    const micWindows = envelope(mic);
+    const voiceWindows = envelope(voice);
+    const onset = micWindows.findIndex((v, i) => i * (MIX_RATE / 100) >= interruptFrom && v > SPEECH);
+    expect(onset).toBeGreaterThan(0);
+    // Silence: the first full second without hark's voice after the interruption began (pauses
+    // between sentences are shorter; the reply to the interruption comes seconds later).
+    let silence = -1;
+    for (let i = onset; i + 100 < voiceWindows.length; i++) {
+      if (voiceWindows.slice(i, i + 100).every((v) => v < VOICE)) {
+        silence = i;
+        break;
+      }
+    }
+    expect(silence).toBeGreaterThan(onset);
+    const onsetToSilenceMs = (silence - onset) * 10;
+    const playedBefore =
+      voiceWindows.slice(Math.floor(before / (MIX_RATE / 100)), onset).filter((v) => v > VOICE).length * 10;
+    console.log(
+      `barge-in on real playback: speech onset to silence ${onsetToSilenceMs} ms (hark's own measure: ${String(bargeIn.onsetToStopMs)} ms; ${playedBefore} ms of the reply had played)`,
+    );
+    expect(playedBefore).toBeGreaterThan(500);
+    expect(onsetToSilenceMs).toBeLessThan(600);
+    expect(onsetToSilenceMs).toBeGreaterThanOrEqual(250);
+  });
+});
