@@ -164,3 +164,39 @@ describe('the voice loop, file in, stand-in service, file out', () => {
     expect(bargeIn?.onsetToStopMs).toBeLessThan(run.config.bargeIn.minSpeechMs + 150);
   });
 });
+
+describe('wake and stop phrases', () => {
+  it('with a wake phrase configured, only speech that starts with it becomes a turn, without the phrase', async () => {
+    const input = await composeWav([UTTERANCE, 1500, UTTERANCE]);
+    const run = await runLoop({
+      input,
+      fast: true,
+      config: (c) => {
+        c.listen.wakePhrases = ['hey hark'];
+        c.listen.followUpMs = 0;
+      },
+      prepare: (sim) => sim.script.transcript('What time is it?', 'Hey, Hark! What time is it?'),
+    });
+    const chats = run.sim.requestsTo('chat');
+    expect(chats).toHaveLength(1);
+    expect(chatMessages(chats[0]?.body).at(-1)).toBe('user: What time is it?');
+    expect(run.logger.lines.find((l) => l.event === 'turn.ignored')).toMatchObject({ reason: 'no wake phrase' });
+  });
+
+  it('"stop" said over hark stops it without starting a new turn', async () => {
+    const input = await composeWav([UTTERANCE, 2500, UTTERANCE, 2000]);
+    const run = await runLoop({
+      input,
+      fast: false,
+      sim: { timing: { ttsRealtimeFactor: 1 } },
+      prepare: (sim) =>
+        sim.script
+          .transcript('Tell me about the tallest mountain.', 'Stop, please.')
+          .reply({ text: 'The tallest mountain on Earth is Mount Everest. '.repeat(6), tokensPerSecond: 8 }),
+    });
+    expect(run.outcomes).toHaveLength(1);
+    expect(run.outcomes[0]?.interrupted).toBe(true);
+    expect(run.sim.requestsTo('chat')).toHaveLength(1);
+    expect(run.logger.lines.find((l) => l.event === 'turn.stopped')).toMatchObject({ transcript: 'Stop, please.' });
+  });
+});
