@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { childEnv } from '../system/child-env.js';
 import type { Logger } from '../system/logger.js';
+import { endAndWait } from './child-process.js';
 import { ClockedPlayer } from './player.js';
 
 /** Splits a command line into words (single and double quotes group), filling in `{rate}`. */
@@ -39,16 +40,8 @@ export class CommandPlayer extends ClockedPlayer {
 
   async close(): Promise<void> {
     const child = this.child;
-    if (!child) return;
     this.child = undefined;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => child.kill('SIGKILL'), Math.max(500, this.queuedMs() + 500));
-      child.once('close', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      child.stdin?.end();
-    });
+    if (child) await endAndWait(child, Math.max(500, this.queuedMs() + 500));
   }
 
   private start(): ChildProcess {

@@ -59,8 +59,3 @@ export function scale(samples: Int16Array, gain: number): Int16Array {
   }
   return out;
 }
-
-export function int16ToFloat32(samples: Int16Array, out = new Float32Array(samples.length)): Float32Array {
-  for (let i = 0; i < samples.length; i++) out[i] = (samples[i] as number) / 32768;
-  return out;
-}

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../config/load.js';
 import { childEnv } from '../system/child-env.js';
 import type { Logger } from '../system/logger.js';
+import { endAndWait } from './child-process.js';
 import { ClockedPlayer } from './player.js';
 
 export const SPEAKER_HOST = join(PACKAGE_ROOT, 'dist', 'audio', 'speaker-host.js');
@@ -43,16 +44,8 @@ export class SpeakerPlayer extends ClockedPlayer {
 
   async close(): Promise<void> {
     const host = this.host;
-    if (!host) return;
     this.host = undefined;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => host.kill('SIGKILL'), Math.max(800, this.queuedMs() + 800));
-      host.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      host.stdin?.end();
-    });
+    if (host) await endAndWait(host, Math.max(800, this.queuedMs() + 800));
   }
 
   private start(): ChildProcess | undefined {

@@ -3,10 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { wavHeader } from '../audio/wav-header.js';
 import type { HarkConfig } from '../config/schema.js';
-import type { SpeechRequest } from '../service/speech.js';
-import type { SpeechResponseFormat, SpeechSampleRate } from '../service/limits.js';
-import { LIMITS } from '../service/limits.js';
-import { configuredReference } from '../voice/configured.js';
+import { LIMITS, type SpeechResponseFormat } from '../service/limits.js';
+import { configuredReference, speechRequest } from '../voice/configured.js';
 import { UsageError, parseNumber, withContext, type GlobalOptions } from './context.js';
 
 interface SayOptions {
@@ -20,26 +18,6 @@ interface SayOptions {
 }
 
 const FORMATS: Record<string, SpeechResponseFormat> = { '.mp3': 'mp3', '.opus': 'opus', '.aac': 'aac', '.pcm': 'pcm' };
-
-/** The speech request for `text` with the configured voice, overridden by the command's options. */
-export function speechRequest(
-  text: string,
-  speech: HarkConfig['speech'],
-  options: Partial<SayOptions> = {},
-): SpeechRequest {
-  const voice = options.voice ?? speech.voice;
-  const instructions = options.instructions ?? speech.instructions;
-  return {
-    input: text,
-    model: speech.model,
-    ...(voice ? { voice } : {}),
-    ...(instructions ? { instructions } : {}),
-    sample_rate: (options.sampleRate ?? speech.sampleRateHz) as SpeechSampleRate,
-    speed: options.speed ?? speech.speed,
-    volume: options.volume ?? speech.volume,
-    pitch: options.pitch ?? speech.pitch,
-  };
-}
 
 export function registerSay(program: Command, globals: () => GlobalOptions): void {
   program
@@ -59,11 +37,18 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
         throw new UsageError(`-o ${options.output}: use .wav, .mp3, .opus, .aac or .pcm`);
       }
       await withContext(globals(), 'stderr', async ({ config, service, logger }) => {
-        const clone = await configuredReference(config, logger);
-        const request = {
-          ...speechRequest(words.join(' '), config.speech, options),
-          ...(clone && !options.voice ? { references: [clone.reference] } : {}),
+        const speech = {
+          ...config.speech,
+          ...(options.voice ? { voice: options.voice } : {}),
+          ...(options.instructions ? { instructions: options.instructions } : {}),
+          ...(options.sampleRate ? { sampleRateHz: options.sampleRate as HarkConfig['speech']['sampleRateHz'] } : {}),
+          ...(options.speed ? { speed: options.speed } : {}),
+          ...(options.volume ? { volume: options.volume } : {}),
+          ...(options.pitch ? { pitch: options.pitch } : {}),
         };
+        // An explicit --voice wins over a configured clone.
+        const clone = options.voice ? undefined : await configuredReference(config, logger);
+        const request = speechRequest(words.join(' '), speech, clone?.reference);
         const sampleRateHz = request.sample_rate ?? LIMITS.speech.defaultSampleRateHz;
         if (extension === '.wav') {
           const chunks: Buffer[] = [];

@@ -55,7 +55,6 @@ export interface AssistantOptions {
 export class Assistant {
   readonly state$ = new BehaviorSubject<AssistantState>('listening');
   readonly outcomes$ = new Subject<TurnOutcome>();
-  readonly heard$ = new Subject<HeardEvent>();
   /** Each barge-in, as it happens: the onset that counted (stream ms) and how long stopping took. */
   readonly interruptions$ = new Subject<{
     speechOnsetMs: number;
@@ -127,7 +126,10 @@ export class Assistant {
               ...this.options,
               lookahead: config.speech.lookahead,
               lowWaterMs: 300,
-              onState: (state) => this.state$.next(state),
+              onState: (state) => {
+                if (state !== this.state$.value) logger.debug('assistant.state', { state });
+                this.state$.next(state);
+              },
               onOutcome: (outcome) => this.onOutcome(outcome),
             }).pipe(bargeIn ? takeUntil(interruption) : identity);
           }),
@@ -160,7 +162,6 @@ export class Assistant {
   }
 
   private onHeard(event: HeardEvent): void {
-    this.heard$.next(event);
     const { logger } = this.options;
     if (event.type === 'empty')
       logger.info('turn.empty', { utterance: event.utteranceId, audioMs: Math.round(event.audioMs) });

@@ -1,25 +1,10 @@
 import type { HarkConfig } from '../config/schema.js';
 import { streamReply } from '../dialog/reply-request.js';
 import type { Service } from '../service/index.js';
-import type { SpeechRequest, VoiceReference } from '../service/speech.js';
-import type { SpeechSampleRate } from '../service/limits.js';
+import type { VoiceReference } from '../service/speech.js';
+import { speechRequest } from '../voice/configured.js';
 import { fromAbortable, fromAbortablePromise } from './from-async.js';
 import type { ReplyModel, Synthesizer, Transcriber } from './ports.js';
-
-/** The speech request for one sentence in the configured voice: a clone, a system voice, or the default. */
-export function sentenceRequest(text: string, speech: HarkConfig['speech'], reference?: VoiceReference): SpeechRequest {
-  return {
-    input: text,
-    model: speech.model,
-    response_format: 'pcm',
-    sample_rate: speech.sampleRateHz as SpeechSampleRate,
-    speed: speech.speed,
-    volume: speech.volume,
-    pitch: speech.pitch,
-    ...(reference ? { references: [reference] } : speech.voice ? { voice: speech.voice } : {}),
-    ...(speech.instructions ? { instructions: speech.instructions } : {}),
-  };
-}
 
 /** The ports, as the configured service endpoints. */
 export function servicePorts(
@@ -44,7 +29,7 @@ export function servicePorts(
     sampleRateHz: config.speech.sampleRateHz,
     synthesize: (text) =>
       fromAbortable(async function* (signal) {
-        const events = service.speech.streamSse(sentenceRequest(text, config.speech, reference), { signal });
+        const events = service.speech.streamSse(speechRequest(text, config.speech, reference), { signal });
         for await (const event of events) if (event.type === 'audio') yield event.audio;
       }),
   };

@@ -53,15 +53,7 @@ export class SpeechClient extends ClientBase {
 
   /** `stream_format: sse`: decoded audio chunks (PCM unless another format is asked for) as they arrive, then usage. */
   async *streamSse(request: SpeechRequest, options: CallSignal = {}): AsyncGenerator<SpeechStreamEvent> {
-    const body = this.body(request, 'sse');
-    const response = await this.transport.stream({
-      endpoint: 'speech',
-      path: PATH,
-      body: JSON.stringify(body),
-      contentType: 'application/json',
-      accept: 'text/event-stream',
-      signal: options.signal,
-    });
+    const response = await this.openStream(this.body(request, 'sse'), 'text/event-stream', options.signal);
     let done = false;
     for await (const event of decodeSse(response.chunks)) {
       if (done) continue;
@@ -91,16 +83,19 @@ export class SpeechClient extends ClientBase {
     if (!speechStreamFormats(model).includes('audio')) {
       throw new RequestValidationError('stream_format', `${model} supports only stream_format "sse"`, '"audio"');
     }
-    const body = this.body(request, 'audio');
-    const response = await this.transport.stream({
+    const response = await this.openStream(this.body(request, 'audio'), '*/*', options.signal);
+    yield* response.chunks;
+  }
+
+  private openStream(body: Record<string, unknown>, accept: string, signal: AbortSignal | undefined) {
+    return this.transport.stream({
       endpoint: 'speech',
       path: PATH,
       body: JSON.stringify(body),
       contentType: 'application/json',
-      accept: '*/*',
-      signal: options.signal,
+      accept,
+      signal,
     });
-    yield* response.chunks;
   }
 
   private body(request: SpeechRequest, streamFormat: 'sse' | 'audio' | undefined): Record<string, unknown> {

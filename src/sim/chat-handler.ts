@@ -1,5 +1,5 @@
 import { checkChatBody } from '../service/rules/chat.js';
-import { applyLeadingFault, readJsonBody, type SimContext } from './context.js';
+import { admit, readJsonBody, type SimContext } from './context.js';
 import { SseWriter, type Exchange } from './exchange.js';
 import { allText, fragments, lastUserText, planReply, type ReplyPlan } from './plan.js';
 
@@ -14,19 +14,8 @@ const FINISH: Record<ReplyPlan['stopReason'], string> = {
 export async function handleChat(ex: Exchange, ctx: SimContext): Promise<void> {
   const body = await readJsonBody(ex);
   if (!body) return;
-  const check = checkChatBody(body, ctx.edition);
-  const problem = check.errors[0];
-  if (problem) return ex.sendError(400, 'invalid_request_error', problem.message, problem.field);
   const model = String(body.model);
-  if (!ctx.knowsModel('chat', model)) {
-    return ex.sendError(
-      404,
-      'model_not_found',
-      `The model ${model} does not exist or you do not have access to it.`,
-      'model',
-    );
-  }
-  if (await applyLeadingFault(ex)) return;
+  if (!(await admit(ex, ctx, 'chat', checkChatBody(body, ctx.edition), model))) return;
   const tools = Array.isArray(body.tools) ? body.tools : [];
   const plan = planReply({
     ctx,

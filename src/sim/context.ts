@@ -1,5 +1,6 @@
 import type { Endpoint } from '../service/errors.js';
 import { isKnownModel, type Edition } from '../service/models.js';
+import type { Checker } from '../service/rules/checker.js';
 import type { Exchange } from './exchange.js';
 import type { Fault, ReplyScript, SimScript } from './script.js';
 import type { VoiceEngine } from './voice.js';
@@ -78,4 +79,28 @@ export async function applyLeadingFault(ex: Exchange): Promise<boolean> {
 export function intervalMs(reply: ReplyScript | undefined, timing: SimTiming): number {
   const tps = reply?.tokensPerSecond ?? timing.tokensPerSecond;
   return Number.isFinite(tps) && tps > 0 ? 1000 / tps : 0;
+}
+
+/**
+ * Whether the request may be served: within the limits (else 400 naming the field), for a model
+ * the stand-in knows (else 404), and not answered first by an injected fault.
+ */
+export async function admit(
+  ex: Exchange,
+  ctx: SimContext,
+  endpoint: Endpoint,
+  check: Checker,
+  model: string,
+): Promise<boolean> {
+  const problem = check.errors[0];
+  if (problem) {
+    ex.sendError(400, 'invalid_request_error', problem.message, problem.field);
+    return false;
+  }
+  if (!ctx.knowsModel(endpoint, model)) {
+    const type = ex.errorStyle === 'anthropic' ? 'not_found_error' : 'model_not_found';
+    ex.sendError(404, type, `The model ${model} does not exist or you do not have access to it.`, 'model');
+    return false;
+  }
+  return !(await applyLeadingFault(ex));
 }

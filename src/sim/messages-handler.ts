@@ -1,6 +1,6 @@
 import { checkMessagesBody } from '../service/rules/messages.js';
 import { LIMITS } from '../service/limits.js';
-import { applyLeadingFault, readJsonBody, type SimContext } from './context.js';
+import { admit, readJsonBody, type SimContext } from './context.js';
 import { SseWriter, type Exchange } from './exchange.js';
 import { allText, fragments, lastUserText, planReply, type ReplyPlan } from './plan.js';
 
@@ -15,11 +15,8 @@ const STOP: Record<ReplyPlan['stopReason'], string> = {
 export async function handleMessages(ex: Exchange, ctx: SimContext): Promise<void> {
   const body = await readJsonBody(ex);
   if (!body) return;
-  const problem = checkMessagesBody(body, ctx.edition).errors[0];
-  if (problem) return ex.sendError(400, 'invalid_request_error', problem.message);
   const model = String(body.model);
-  if (!ctx.knowsModel('messages', model)) return ex.sendError(404, 'not_found_error', `model: ${model}`);
-  if (await applyLeadingFault(ex)) return;
+  if (!(await admit(ex, ctx, 'messages', checkMessagesBody(body, ctx.edition), model))) return;
   const tools = Array.isArray(body.tools) ? body.tools : [];
   const toolChoice = body.tool_choice as { type?: string } | undefined;
   const plan = planReply({

@@ -3,7 +3,7 @@ import { bufferOf, bytesFor } from '../audio/pcm.js';
 import { wavHeader } from '../audio/wav-header.js';
 import { SPEECH_CONTENT_TYPES, LIMITS, type SpeechResponseFormat } from '../service/limits.js';
 import { checkSpeechBody } from '../service/rules/speech.js';
-import { applyLeadingFault, readJsonBody, type SimContext } from './context.js';
+import { admit, readJsonBody, type SimContext } from './context.js';
 import { SseWriter, type Exchange } from './exchange.js';
 import { estimateTokens } from './script.js';
 import { renderSpeech } from './voice.js';
@@ -14,12 +14,8 @@ const DELTA_MS = 100;
 export async function handleSpeech(ex: Exchange, ctx: SimContext): Promise<void> {
   const body = await readJsonBody(ex);
   if (!body) return;
-  const problem = checkSpeechBody(body, ctx.edition).errors[0];
-  if (problem) return ex.sendError(400, 'invalid_request_error', problem.message, problem.field);
   const model = String(body.model);
-  if (!ctx.knowsModel('speech', model))
-    return ex.sendError(404, 'model_not_found', `The model ${model} does not exist.`, 'model');
-  if (await applyLeadingFault(ex)) return;
+  if (!(await admit(ex, ctx, 'speech', checkSpeechBody(body, ctx.edition), model))) return;
 
   const streamFormat = body.stream_format as 'sse' | 'audio' | undefined;
   const format = (body.response_format as SpeechResponseFormat | undefined) ?? (streamFormat ? 'pcm' : 'wav');

@@ -3,7 +3,7 @@ import { Response } from 'undici';
 import { readWavInfo } from '../audio/wav-header.js';
 import { rms, samplesOf } from '../audio/pcm.js';
 import { audioDurationMs, checkTranscriptionFields } from '../service/rules/transcription.js';
-import { applyLeadingFault, type SimContext } from './context.js';
+import { admit, type SimContext } from './context.js';
 import type { Exchange } from './exchange.js';
 import { estimateTokens } from './script.js';
 
@@ -43,12 +43,8 @@ export async function handleTranscription(ex: Exchange, ctx: SimContext): Promis
   const durationMs = file ? audioDurationMs(extname(file.name).toLowerCase(), file.bytes) : undefined;
   ex.record.body = { ...fields, file: file && { name: file.name, bytes: file.bytes.length, durationMs } };
 
-  const problem = checkTranscriptionFields(fields, ctx.edition).errors[0];
-  if (problem) return ex.sendError(400, 'invalid_request_error', problem.message, problem.field);
   const model = String(fields.model);
-  if (!ctx.knowsModel('transcription', model))
-    return ex.sendError(404, 'model_not_found', `The model ${model} does not exist.`, 'model');
-  if (await applyLeadingFault(ex)) return;
+  if (!(await admit(ex, ctx, 'transcription', checkTranscriptionFields(fields, ctx.edition), model))) return;
   await ex.sleep(ctx.timing.transcriptionDelayMs);
 
   const transcript = ctx.script.takeTranscript() ?? describeAudio(file?.bytes, durationMs ?? 0);

@@ -1,5 +1,6 @@
 import type { HarkConfig } from '../config/schema.js';
-import type { VoiceReference } from '../service/speech.js';
+import type { SpeechSampleRate } from '../service/limits.js';
+import type { SpeechRequest, VoiceReference } from '../service/speech.js';
 import type { Logger } from '../system/logger.js';
 import { prepareReference } from './reference.js';
 
@@ -28,4 +29,19 @@ export async function configuredReference(
     cached: prepared.fromCache,
   });
   return { reference: prepared.reference, durationMs: prepared.durationMs };
+}
+
+/** A speech request for `text` in the configured voice: a clone, a system voice, or the service default. */
+export function speechRequest(text: string, speech: HarkConfig['speech'], reference?: VoiceReference): SpeechRequest {
+  return {
+    input: text,
+    model: speech.model,
+    response_format: 'pcm',
+    sample_rate: speech.sampleRateHz as SpeechSampleRate,
+    speed: speech.speed,
+    volume: speech.volume,
+    pitch: speech.pitch,
+    ...(reference ? { references: [reference] } : speech.voice ? { voice: speech.voice } : {}),
+    ...(speech.instructions ? { instructions: speech.instructions } : {}),
+  };
 }

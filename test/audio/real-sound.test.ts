@@ -11,7 +11,7 @@ import { renderSpeech } from '../../src/sim/voice.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { HARK } from '../helpers/cli.js';
 import { MIX_RATE, envelope, play, readMix, recordMix, startSoundServer, type SoundServer } from '../helpers/pulse.js';
-import { UTTERANCE } from '../helpers/speech.js';
+import { UTTERANCE, cleanUtteranceWav } from '../helpers/speech.js';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const SPEECH = 1200;
@@ -21,15 +21,24 @@ let server: SoundServer;
 let sim: SimServer;
 let hark: ChildProcess;
 let mix: { path: string; stop(): Promise<void> };
+let interruption: string;
 const events: Record<string, unknown>[] = [];
 
 /** Resolves with the next log line of hark's with this event name. */
 function nextEvent(event: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+  return nextEventWhere((e) => e.event === event, timeoutMs, event);
+}
+
+function nextEventWhere(
+  matches: (e: Record<string, unknown>) => boolean,
+  timeoutMs = 30_000,
+  event = 'the awaited event',
+): Promise<Record<string, unknown>> {
   const seen = events.length;
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const poll = setInterval(() => {
-      const found = events.slice(seen).find((e) => e.event === event);
+      const found = events.slice(seen).find(matches);
       if (found) {
         clearInterval(poll);
         resolve(found);
@@ -98,6 +107,7 @@ function matchedCorrelation(signal: Int16Array, reference: Int16Array, onset: nu
 
 beforeAll(async () => {
   server = await startSoundServer();
+  interruption = await cleanUtteranceWav(server.dir);
   sim = await startSim({
     timing: { transcriptionDelayMs: 80, ttftMs: 150, tokensPerSecond: 40, ttsFirstByteMs: 100, ttsRealtimeFactor: 1.5 },
   });
@@ -170,18 +180,15 @@ describe('hark through a real sound server', () => {
         'All right.',
       );
     const before = readMix(mix.path).hark.length;
+    const speaking = nextEventWhere((e) => e.event === 'assistant.state' && e.state === 'speaking');
     await play(server, 'hark_mic_feed', UTTERANCE);
-    // Wait until hark is audibly speaking, then talk over it.
-    for (let i = 0; i < 300; i++) {
-      const recent = envelope(readMix(mix.path).hark.subarray(-MIX_RATE / 2));
-      if (recent.length && Math.max(...recent) > VOICE) break;
-      await wait(50);
-    }
+    // hark is speaking: let a second of the reply play, then talk over it.
+    await speaking;
     await wait(1000);
     const interruptFrom = readMix(mix.path).mic.length;
     const bargedIn = nextEvent('barge-in');
     const nextTurns = nextEvent('turn');
-    await play(server, 'hark_mic_feed', UTTERANCE);
+    await play(server, 'hark_mic_feed', interruption);
     const bargeIn = await bargedIn;
     await nextTurns;
     await wait(1500);
@@ -199,6 +206,16 @@ describe('hark through a real sound server', () => {
         break;
       }
     }
+    if (silence <= onset) {
+      const around = (w: number[]) =>
+        w
+          .slice(Math.max(0, onset - 150), onset + 50)
+          .map((v) => Math.round(v / 100))
+          .join(' ');
+      console.log(
+        `hark around the interruption (x100 RMS, 10 ms windows):\n${around(voiceWindows)}\nmic:\n${around(micWindows)}`,
+      );
+    }
     expect(silence).toBeGreaterThan(onset);
     const onsetToSilenceMs = (silence - onset) * 10;
     const playedBefore =
@@ -208,6 +225,8 @@ describe('hark through a real sound server', () => {
     );
     expect(playedBefore).toBeGreaterThan(500);
     expect(onsetToSilenceMs).toBeLessThan(600);
-    expect(onsetToSilenceMs).toBeGreaterThanOrEqual(250);
+    // Not at once: hark waits for bargeIn.minSpeechMs of speech (the 1200-RMS onset here trails the
+    // soft start of the speech that the VAD hears by some tens of milliseconds).
+    expect(onsetToSilenceMs).toBeGreaterThanOrEqual(200);
   });
 });

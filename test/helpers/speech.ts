@@ -10,3 +10,16 @@ export const MONOLOGUE = resolve(FIXTURES, 'monologue-71s.ogg');
 export async function fixtureSamples(path: string, sampleRateHz = 16000): Promise<Int16Array> {
   return samplesOf(await decodeFileToPcm(path, sampleRateHz));
 }
+
+/**
+ * The utterance from just before its speech begins (where Silero first scores 0.5, about
+ * 0.3 s in), with a 15 ms fade-in: spliced after digital silence, the room noise before the
+ * speech would otherwise start with a step that a VAD may hear as speech.
+ */
+export async function cleanUtteranceWav(dir: string): Promise<string> {
+  const { runFfmpeg } = await import('../../src/audio/ffmpeg.js');
+  const { join } = await import('node:path');
+  const path = join(dir, 'utterance-clean.wav');
+  await runFfmpeg(['-ss', '0.25', '-i', UTTERANCE, '-af', 'afade=t=in:d=0.015', '-ar', '16000', '-y', path]);
+  return path;
+}

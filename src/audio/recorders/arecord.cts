@@ -2,14 +2,9 @@
  * node-record-lpcm16 recorder definition for arecord, with 20 ms periods: by default arecord
  * hands over audio every 125-250 ms, which delays end-of-speech and barge-in by as much.
  */
-interface RecorderOptions {
-  sampleRate: number;
-  channels: number;
-  audioType: string;
-  device?: string;
-}
+import type soxFamily = require('./sox-family.cjs');
 
-export = (options: RecorderOptions) => {
+export = (options: soxFamily.Options) => {
   const args = [
     '-q',
     '-r',

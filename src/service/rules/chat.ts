@@ -1,28 +1,18 @@
-import {
-  chatMediaKinds,
-  effortEffective,
-  isKnownModel,
-  modelsFor,
-  thinkingEffective,
-  type Edition,
-} from '../models.js';
+import { chatMediaKinds, effortEffective, isKnownModel, thinkingEffective, type Edition } from '../models.js';
 import { Checker, isObject } from './checker.js';
+import { checkModel } from './model.js';
 import { checkEffort, checkMessageList, checkSampling, checkThinking } from './generation.js';
 
 const ROLES = ['system', 'user', 'assistant'] as const;
 const PART_TYPES = ['text', 'image_url', 'video_url', 'audio_url'] as const;
 
 /** What is wrong with a chat-completions request body, judged against one edition's catalogue. */
-export function checkChatBody(body: unknown, edition: Edition): Checker {
+export function checkChatBody(input: unknown, edition: Edition): Checker {
   const check = new Checker();
-  if (!isObject(body)) {
-    check.fail('body', 'must be a JSON object');
-    return check;
-  }
+  const body = check.objectBody(input);
+  if (!body) return check;
   const model = body.model;
-  if (check.requiredString('model', model) && !isKnownModel(edition, 'chat', model)) {
-    check.warn(`model ${model} is not in edition ${edition}'s chat list (${modelsFor(edition, 'chat').join(', ')})`);
-  }
+  checkModel(check, 'chat', edition, model);
   const known = typeof model === 'string' && isKnownModel(edition, 'chat', model);
   const media = typeof model === 'string' ? chatMediaKinds(edition, model) : [];
   checkMessageList(check, body.messages, ROLES, (field, content) => {

@@ -71,6 +71,13 @@ export class Checker {
     }
   }
 
+  /** The request body as an object, or undefined (and a failure) when it is not one. */
+  objectBody(body: unknown): Record<string, unknown> | undefined {
+    if (isObject(body)) return body;
+    this.fail('body', 'must be a JSON object');
+    return undefined;
+  }
+
   /** Throws the first error (naming the field and the limit); returns the warnings. */
   enforce(): string[] {
     const first = this.errors[0];

@@ -1,30 +1,18 @@
-import {
-  effortEffective,
-  isKnownModel,
-  messagesMediaKinds,
-  modelsFor,
-  thinkingEffective,
-  type Edition,
-} from '../models.js';
+import { effortEffective, isKnownModel, messagesMediaKinds, thinkingEffective, type Edition } from '../models.js';
 import { Checker, isObject } from './checker.js';
+import { checkModel } from './model.js';
 import { checkEffort, checkMessageList, checkSampling, checkThinking } from './generation.js';
 
 const ROLES = ['user', 'assistant'] as const;
 const TOOL_CHOICES = ['auto', 'any', 'tool', 'none'] as const;
 
 /** What is wrong with a messages-style request body, judged against one edition's catalogue. */
-export function checkMessagesBody(body: unknown, edition: Edition): Checker {
+export function checkMessagesBody(input: unknown, edition: Edition): Checker {
   const check = new Checker();
-  if (!isObject(body)) {
-    check.fail('body', 'must be a JSON object');
-    return check;
-  }
+  const body = check.objectBody(input);
+  if (!body) return check;
   const model = body.model;
-  if (check.requiredString('model', model) && !isKnownModel(edition, 'messages', model)) {
-    check.warn(
-      `model ${model} is not in edition ${edition}'s messages list (${modelsFor(edition, 'messages').join(', ')})`,
-    );
-  }
+  checkModel(check, 'messages', edition, model);
   const imagesAllowed =
     typeof model !== 'string' ||
     !isKnownModel(edition, 'messages', model) ||

@@ -1,23 +1,20 @@
 import { readWavInfo } from '../../audio/wav-header.js';
 import { LIMITS, charCount } from '../limits.js';
-import { isKnownModel, modelsFor, speechStreamFormats, type Edition } from '../models.js';
+import { speechStreamFormats, type Edition } from '../models.js';
 import { Checker, isObject, measured } from './checker.js';
+import { checkModel } from './model.js';
 
 const WAV_MIME_TYPES = ['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave'];
 const DATA_URL = /^data:([^;,]+)((?:;[^;,]+)*);base64,/;
 
 /** What is wrong with a speech-synthesis request body. */
-export function checkSpeechBody(body: unknown, edition: Edition): Checker {
+export function checkSpeechBody(request: unknown, edition: Edition): Checker {
   const check = new Checker();
-  if (!isObject(body)) {
-    check.fail('body', 'must be a JSON object');
-    return check;
-  }
+  const body = check.objectBody(request);
+  if (!body) return check;
   const limits = LIMITS.speech;
   const model = body.model;
-  if (check.requiredString('model', model) && !isKnownModel(edition, 'speech', model)) {
-    check.warn(`model ${model} is not a known speech model (${modelsFor(edition, 'speech').join(', ')})`);
-  }
+  checkModel(check, 'speech', edition, model);
   const input = body.input;
   if (typeof input !== 'string' || input.length === 0) {
     check.fail('input', `must be text of 1 to ${limits.inputMaxChars} characters, not null or empty`, input);

@@ -2,8 +2,9 @@ import { extname } from 'node:path';
 import { mp3DurationMs } from '../../audio/mp3-duration.js';
 import { readWavInfo } from '../../audio/wav-header.js';
 import { LIMITS } from '../limits.js';
-import { isKnownModel, modelsFor, type Edition } from '../models.js';
+import type { Edition } from '../models.js';
 import { Checker, measured } from './checker.js';
+import { checkModel } from './model.js';
 
 /** A transcription request as its multipart fields: text fields are strings on the wire. */
 export interface TranscriptionFields {
@@ -20,11 +21,7 @@ export interface TranscriptionFields {
 export function checkTranscriptionFields(fields: TranscriptionFields, edition: Edition): Checker {
   const check = new Checker();
   const limits = LIMITS.transcription;
-  if (check.requiredString('model', fields.model) && !isKnownModel(edition, 'transcription', fields.model)) {
-    check.warn(
-      `model ${fields.model} is not a known transcription model (${modelsFor(edition, 'transcription').join(', ')})`,
-    );
-  }
+  checkModel(check, 'transcription', edition, fields.model);
   checkFile(check, fields.file);
   check.optionalString('language', fields.language);
   check.optionalString('prompt', fields.prompt);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { map } from 'rxjs';
 import { playSentences } from '../../../src/pipeline/play-sentences.js';
 import { FakePlayer, pcm } from '../../helpers/fakes.js';
