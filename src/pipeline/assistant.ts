@@ -19,6 +19,7 @@ import { durationMs } from '../audio/pcm.js';
 import type { Player } from '../audio/player.js';
 import type { HarkConfig } from '../config/schema.js';
 import { ConversationHistory } from '../dialog/history.js';
+import type { SegmenterEvent } from '../listen/segmenter.js';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ, type Vad } from '../listen/vad.js';
 import type { Logger } from '../system/logger.js';
 import { userSpeaking } from './barge-in.js';
@@ -89,26 +90,7 @@ export class Assistant {
           speaking: this.state$.value === 'speaking',
           listening: bargeIn || this.state$.value !== 'speaking',
         })),
-        tap((event) => {
-          if (event.type === 'speech' && event.onsetMs !== this.speechOnsetMs) {
-            this.speechOnsetMs = event.onsetMs;
-            logger.debug('listen.speech', {
-              utterance: event.id,
-              onsetMs: Math.round(event.onsetMs),
-              state: this.state$.value,
-            });
-          }
-          if (event.type === 'utterance') {
-            const { id, part, final, samples, sampleRateHz } = event.utterance;
-            logger.debug('listen.utterance', {
-              utterance: id,
-              part,
-              final,
-              ms: Math.round((samples.length / sampleRateHz) * 1000),
-            });
-          }
-          if (event.type === 'discarded') logger.debug('listen.discarded', { voicedMs: Math.round(event.voicedMs) });
-        }),
+        tap((event) => this.noteListening(event)),
         share(),
       );
       const interruption = userSpeaking(events, config.bargeIn.minSpeechMs).pipe(filter(Boolean));
@@ -149,6 +131,29 @@ export class Assistant {
         };
       });
     });
+  }
+
+  /** Keeps the latest speech onset (for barge-in latency) and traces what the listener hears. */
+  private noteListening(event: SegmenterEvent): void {
+    const { logger } = this.options;
+    if (event.type === 'speech' && event.onsetMs !== this.speechOnsetMs) {
+      this.speechOnsetMs = event.onsetMs;
+      logger.debug('listen.speech', {
+        utterance: event.id,
+        onsetMs: Math.round(event.onsetMs),
+        state: this.state$.value,
+      });
+    } else if (event.type === 'utterance') {
+      const { id, part, final, samples, sampleRateHz } = event.utterance;
+      logger.debug('listen.utterance', {
+        utterance: id,
+        part,
+        final,
+        ms: Math.round((samples.length / sampleRateHz) * 1000),
+      });
+    } else if (event.type === 'discarded') {
+      logger.debug('listen.discarded', { voicedMs: Math.round(event.voicedMs) });
+    }
   }
 
   private admit(heard: UserTurn): UserTurn | undefined {
