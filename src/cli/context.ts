@@ -10,14 +10,10 @@ export interface GlobalOptions {
   sim?: boolean;
 }
 
-export interface CommandContext {
+export interface CommandContext extends Connection {
   config: HarkConfig;
   loaded: LoadedConfig;
   logger: Logger;
-  /** The stand-in, when `--sim` asked for one. */
-  sim: SimServer | undefined;
-  service: Service;
-  close(): Promise<void>;
 }
 
 /** Thrown for mistakes in how a command was called: exit code 2. */
@@ -38,40 +34,52 @@ export function commandLogger(
   });
 }
 
-/**
- * Config, logger and service for one command. With `--sim`, a stand-in service starts in
- * this process and hark talks to it, so everything works without a key or a network.
- */
-export async function openContext(
-  options: GlobalOptions,
-  logTo: 'stdout' | 'stderr' = 'stderr',
-): Promise<CommandContext> {
-  const loaded = loadConfig({ configPath: options.config });
+export interface Connection {
+  service: Service;
+  /** The stand-in, when one was asked for. */
+  sim: SimServer | undefined;
+  /** A key will be sent: the configured one, or the stand-in's. */
+  hasKey: boolean;
+  close(): Promise<void>;
+}
+
+/** The configured service, or with `useSim` a stand-in started in this process (no key or network needed). */
+export async function connectService(loaded: LoadedConfig, useSim: boolean, logger: Logger): Promise<Connection> {
   const { config } = loaded;
-  const logger = commandLogger(options, config, logTo);
   let sim: SimServer | undefined;
   let target = { baseUrl: config.service.baseUrl, apiKey: loaded.apiKey ?? '' };
-  if (options.sim) {
+  if (useSim) {
     sim = await startSim({ messagesPrefix: config.service.messagesPrefix, edition: config.service.edition, logger });
     target = { baseUrl: sim.url, apiKey: sim.apiKey };
     logger.info('sim.started', { url: sim.url });
-  } else if (!target.apiKey) {
-    throw new UsageError(
-      'no API key: set HARK_API_KEY (or a systemd credential named hark-api-key), or add --sim to use the built-in stand-in service',
-    );
   }
-  const service = createService(config, target, logger);
+  // The transport refuses an empty key; a missing one is reported by whoever asked (doctor, openContext).
+  const service = createService(config, { ...target, apiKey: target.apiKey || 'no-key' }, logger);
   return {
-    config,
-    loaded,
-    logger,
-    sim,
     service,
+    sim,
+    hasKey: Boolean(target.apiKey),
     async close() {
       await service.close();
       await sim?.close();
     },
   };
+}
+
+/** Config, logger and service for one command; `--sim` talks to a stand-in started in this process. */
+export async function openContext(
+  options: GlobalOptions,
+  logTo: 'stdout' | 'stderr' = 'stderr',
+): Promise<CommandContext> {
+  const loaded = loadConfig({ configPath: options.config });
+  const logger = commandLogger(options, loaded.config, logTo);
+  if (!options.sim && !loaded.apiKey) {
+    throw new UsageError(
+      'no API key: set HARK_API_KEY (or a systemd credential named hark-api-key), or add --sim to use the built-in stand-in service',
+    );
+  }
+  const connection = await connectService(loaded, options.sim === true, logger);
+  return { config: loaded.config, loaded, logger, ...connection };
 }
 
 export async function withContext<T>(
