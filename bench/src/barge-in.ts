@@ -1,3 +1,4 @@
+import { tap } from 'rxjs';
 /**
  * Barge-in in real time: hark is speaking a long reply when the user talks over it. Time from
  * the onset of the interrupting speech to playback stopped, measured from the true onset
@@ -27,15 +28,15 @@ export async function benchBargeIn(cycles = 6) {
     source: samplesSource(input),
     realtime: true,
   });
-  const detected: { speechOnsetMs: number; onsetToStopMs: number | undefined }[] = [];
-  loop.assistant.interruptions$.subscribe((i) => detected.push(i));
+  const detected: { onsetMs: number; onsetToStopMs: number | undefined }[] = [];
+  loop.events = loop.events.pipe(tap((event) => event.type === 'barge-in' && detected.push(event)));
   for (let i = 0; i < cycles; i++) {
     await loop.sim.transcript('Tell me about the tallest mountain.', 'Stop.');
     await loop.sim.reply({ text: LONG_REPLY }, { text: 'OK.', tokensPerSecond: 1000 });
   }
   await runToEnd(loop);
   await loop.close();
-  const started = loop.assistant.inputStartedAtMs ?? 0;
+  const started = loop.inputStartedAt() ?? 0;
   const interrupted = loop.outcomes.filter((o) => o.interrupted);
   const fromTrue = interrupted.map((o, i) => (o.stoppedAt ?? NaN) - (started + interruptionStartMs(i) + clipOnsetMs));
   const fromDetected = detected.map((d) => d.onsetToStopMs ?? NaN);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { decodeFileToPcm } from '../../dist/audio/ffmpeg.js';
 import { samplesOf } from '../../dist/audio/pcm.js';
-import { PACKAGE_ROOT } from '../../dist/config/load.js';
+import { PACKAGE_ROOT } from '../../dist/system/package-paths.js';
 
 export const FIXTURES = join(PACKAGE_ROOT, 'test', 'fixtures');
 

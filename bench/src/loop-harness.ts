@@ -1,16 +1,17 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Observable } from 'rxjs';
+import { NEVER, tap, type Observable } from 'rxjs';
 import { loadEarcons, silentEarcons } from '../../dist/audio/earcons.js';
 import { FilePlayer } from '../../dist/audio/file-player.js';
 import { pcmSource } from '../../dist/audio/file-source.js';
 import { bufferOf } from '../../dist/audio/pcm.js';
 import { defaultConfig, type HarkConfig } from '../../dist/config/schema.js';
 import { SileroVad } from '../../dist/listen/silero-vad.js';
-import { Assistant } from '../../dist/pipeline/assistant.js';
-import { servicePorts } from '../../dist/pipeline/service-ports.js';
-import type { TurnOutcome } from '../../dist/pipeline/turn.js';
+import { assistant } from '../../dist/pipeline/assistant.js';
+import type { AssistantEvent } from '../../dist/pipeline/events.js';
+import { servicePorts } from '../../dist/app/service-ports.js';
+import type { Turn } from '../../dist/dialog/turn.js';
 import { createService, type Service } from '../../dist/service/index.js';
 import type { SimTiming } from '../../dist/sim/context.js';
 import { silentLogger } from '../../dist/system/logger.js';
@@ -19,11 +20,14 @@ import { monotonicMs } from './stats.js';
 
 export interface Loop {
   sim: RemoteSim;
-  assistant: Assistant;
+  /** The voice loop's events; subscribing runs it. */
+  events: Observable<AssistantEvent>;
+  /** When the first audio chunk arrived, less its duration: stream time 0 as monotonic ms. */
+  inputStartedAt(): number | undefined;
   player: FilePlayer;
   service: Service;
   config: HarkConfig;
-  outcomes: TurnOutcome[];
+  outcomes: Turn[];
   completedTurns(): number;
   close(): Promise<void>;
 }
@@ -46,26 +50,32 @@ export async function startLoop(options: {
     config.speech.sampleRateHz,
     options.realtime,
   );
-  const assistant = new Assistant({
-    config,
-    source: options.source(options.realtime),
-    vad,
-    ...servicePorts(service, config),
-    player,
-    earcons: options.earcons === false ? silentEarcons : loadEarcons(player, silentLogger),
-    logger: silentLogger,
-    queueTurns: !options.realtime,
-    now: monotonicMs,
-  });
-  const outcomes: TurnOutcome[] = [];
+  const outcomes: Turn[] = [];
   let counted = 0;
-  assistant.outcomes$.subscribe((o) => {
-    counted++;
-    if (options.keepOutcomes !== false) outcomes.push(o);
-  });
+  let startedAt: number | undefined;
+  const events = options.source(options.realtime).pipe(
+    tap((chunk) => (startedAt ??= monotonicMs() - (chunk.length / 2 / 16000) * 1000)),
+    assistant({
+      config,
+      vad,
+      ...servicePorts(service, config),
+      player,
+      earcons: options.earcons === false ? silentEarcons : loadEarcons(player, silentLogger),
+      logger: silentLogger,
+      queue: !options.realtime,
+      shutdown: NEVER,
+      now: monotonicMs,
+    }),
+    tap((event) => {
+      if (event.type !== 'turn') return;
+      counted++;
+      if (options.keepOutcomes !== false) outcomes.push(event.turn);
+    }),
+  );
   return {
     sim,
-    assistant,
+    events,
+    inputStartedAt: () => startedAt,
     player,
     service,
     config,
@@ -86,5 +96,5 @@ export function samplesSource(samples: Int16Array): (realtime: boolean) => Obser
 }
 
 export function runToEnd(loop: Loop): Promise<void> {
-  return new Promise((resolve, reject) => loop.assistant.run().subscribe({ complete: resolve, error: reject }));
+  return new Promise((resolve, reject) => loop.events.subscribe({ complete: resolve, error: reject }));
 }

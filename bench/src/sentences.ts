@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { tokenize as livekitTokenize } from '@livekit/agents';
 import { SentenceSplitter } from '../../dist/speak/sentences.js';
 import { tokenize } from '../../dist/sim/script.js';
-import { PACKAGE_ROOT } from '../../dist/config/load.js';
+import { PACKAGE_ROOT } from '../../dist/system/package-paths.js';
 import { median, round, table, writeResult } from './stats.js';
 
 interface Splitter {

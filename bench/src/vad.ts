@@ -3,7 +3,8 @@ import { defaultConfig } from '../../dist/config/schema.js';
 import { EnergyVad } from '../../dist/listen/energy-vad.js';
 import { Segmenter } from '../../dist/listen/segmenter.js';
 import { SileroVad } from '../../dist/listen/silero-vad.js';
-import { VAD_FRAME_SAMPLES, type Vad } from '../../dist/listen/vad.js';
+import { VAD_FRAME_SAMPLES } from '../../dist/listen/vad.js';
+import type { Vad } from '../../dist/pipeline/ports.js';
 import { concatSamples, fixture, silence } from './fixtures.js';
 import { median, round, table, writeResult } from './stats.js';
 

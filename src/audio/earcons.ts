@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../config/load.js';
+import { PACKAGE_ROOT } from '../system/package-paths.js';
 import type { Logger } from '../system/logger.js';
 import { bufferOf, resample, samplesOf } from './pcm.js';
-import type { Player } from './player.js';
+import type { ClockedPlayer } from './player.js';
 import { readWavInfo } from './wav-header.js';
 
 export type EarconKind = 'listening' | 'thinking' | 'error';
@@ -16,7 +16,7 @@ export interface Earcons {
 export const silentEarcons: Earcons = { play: () => undefined };
 
 /** The sounds in assets/sounds, at the player's rate; a missing file just stays silent. */
-export function loadEarcons(player: Player, logger: Logger, dir = EARCON_DIR): Earcons {
+export function loadEarcons(player: ClockedPlayer, logger: Logger, dir = EARCON_DIR): Earcons {
   const sounds = new Map<EarconKind, Buffer>();
   for (const kind of ['listening', 'thinking', 'error'] as const) {
     const path = join(dir, `${kind}.wav`);

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { abortError } from '../service/errors.js';
+import { abortError } from '../system/abort.js';
 import { childEnv } from '../system/child-env.js';
 
 let cachedPath: string | undefined;

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../config/load.js';
+import { PACKAGE_ROOT } from '../system/package-paths.js';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { Observable, retry, timer } from 'rxjs';

@@ -2,24 +2,11 @@ import { defer, of, switchMap, timer, type Observable } from 'rxjs';
 import { PlaybackClock } from './playback-clock.js';
 
 /**
- * Where hark's voice goes. Audio is queued; the playback clock says how much has been
- * played, which is how hark knows what part of a reply the user heard.
+ * A player on its own clock: audio is queued, and the clock says how much has been played,
+ * which is how hark knows what part of a reply the user heard. Subclasses hand the PCM to a
+ * device, a process or a file.
  */
-export interface Player {
-  readonly sampleRateHz: number;
-  /** Queues 16-bit mono PCM; returns the timeline position (in samples) where it ends. */
-  write(pcm: Buffer): number;
-  playedSamples(): number;
-  writtenSamples(): number;
-  queuedMs(): number;
-  /** Completes once no more than `ms` of audio is left to play. */
-  queuedBelow(ms: number): Observable<void>;
-  /** Drops everything not yet played, at once. */
-  stop(): void;
-  close(): Promise<void>;
-}
-
-export abstract class ClockedPlayer implements Player {
+export abstract class ClockedPlayer {
   protected readonly clock: PlaybackClock;
 
   constructor(

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../config/load.js';
+import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { childEnv } from '../system/child-env.js';
 import type { Logger } from '../system/logger.js';
 import { endAndWait } from './child-process.js';

@@ -1,3 +1,5 @@
+import { bufferOf } from './pcm.js';
+
 /** Reads what a WAV file says about itself, without decoding the samples. */
 export interface WavInfo {
   /** 1 = integer PCM, 3 = float, 0xfffe = extensible. */
@@ -69,4 +71,10 @@ export function wavHeader(dataBytes: number, sampleRateHz: number, channels = 1,
 
 function ascii(bytes: Uint8Array, start: number, end: number): string {
   return String.fromCharCode(...bytes.subarray(start, end));
+}
+
+/** 16-bit mono samples as a complete WAV file. */
+export function pcmToWav(samples: Int16Array, sampleRateHz: number): Buffer {
+  const pcm = bufferOf(samples);
+  return Buffer.concat([wavHeader(pcm.length, sampleRateHz), pcm]);
 }

@@ -1,12 +1,8 @@
 import { Option, type Command } from 'commander';
 import { fileToDataUrl } from '../audio/data-url.js';
-import {
-  buildChatRequest,
-  buildMessagesRequest,
-  streamReply,
-  type Attachment,
-  type Turn,
-} from '../dialog/reply-request.js';
+import { buildChatRequest, buildMessagesRequest, type Attachment } from '../dialog/reply-request.js';
+import { type Message } from '../dialog/conversation.js';
+import { streamReply } from '../app/stream-reply.js';
 import { withContext, type GlobalOptions } from './context.js';
 
 interface ChatOptions {
@@ -64,7 +60,7 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
             : {}),
         };
         const settings = { chat, service: { ...config.service, ...(options.api ? { api: options.api } : {}) } };
-        const history: Turn[] = [{ role: 'user', text: words.join(' ') }];
+        const history: Message[] = [{ role: 'user', text: words.join(' ') }];
         const attach = (kind: Attachment['kind'], files: string[]) =>
           Promise.all(files.map(async (file): Promise<Attachment> => ({ kind, dataUrl: await fileToDataUrl(file) })));
         const attachments = [

@@ -3,7 +3,7 @@ import YAML from 'yaml';
 import { envTable } from '../config/env.js';
 import { loadConfig } from '../config/load.js';
 import { maskSecret } from '../system/secrets.js';
-import { configuredReference } from '../voice/configured.js';
+import { configuredReference } from '../app/configured-voice.js';
 import { commandLogger, type GlobalOptions } from './context.js';
 
 export function registerConfig(program: Command, globals: () => GlobalOptions): void {

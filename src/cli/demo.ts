@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PACKAGE_ROOT } from '../config/load.js';
-import { turnLatencies } from '../pipeline/turn-log.js';
-import { startVoiceLoop } from '../system/voice-daemon.js';
+import { PACKAGE_ROOT } from '../system/package-paths.js';
+import { turnLatencies } from '../dialog/turn.js';
+import { startVoiceLoop } from '../app/voice-loop.js';
 import { withContext, type GlobalOptions } from './context.js';
 
 const DEMO_INPUT = join(PACKAGE_ROOT, 'assets', 'demo', 'question.wav');
@@ -25,15 +25,17 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
         sim?.script.transcript(readFileSync(DEMO_TRANSCRIPT, 'utf8').trim());
         process.stdout.write(`hark demo: listening to ${DEMO_INPUT} (in real time) ...\n`);
         const loop = await startVoiceLoop(config, service, logger, { input: DEMO_INPUT, output });
-        loop.assistant.outcomes$.subscribe((outcome) => {
-          const latency = Object.entries(turnLatencies(outcome))
+        loop.events.subscribe((event) => {
+          if (event.type !== 'turn') return;
+          const turn = event.turn;
+          const latency = Object.entries(turnLatencies(turn))
             .map(([step, ms]) => `${step} ${ms} ms`)
             .join(', ');
           process.stdout.write(
-            `\nyou said:   ${outcome.user.text}\n` +
-              `hark said:  ${outcome.reply}\n` +
-              `${outcome.failed ? `error:      ${outcome.failed.message}\n` : ''}` +
-              `tokens:     ${outcome.usage ? `${outcome.usage.inputTokens} in, ${outcome.usage.outputTokens} out` : 'n/a'}\n` +
+            `\nyou said:   ${turn.query.text}\n` +
+              `hark said:  ${turn.reply}\n` +
+              `${turn.failed ? `error:      ${turn.failed.message}\n` : ''}` +
+              `tokens:     ${turn.usage ? `${turn.usage.inputTokens} in, ${turn.usage.outputTokens} out` : 'n/a'}\n` +
               `from the end of your speech: ${latency}\n`,
           );
         });

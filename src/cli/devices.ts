@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { listDevices } from '../system/devices.js';
+import { listDevices } from '../audio/devices.js';
 
 export function registerDevices(program: Command): void {
   program

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
-import { runDoctor, type CheckResult } from '../system/doctor.js';
+import { runDoctor, type CheckResult } from '../app/doctor.js';
 import { silentLogger } from '../system/logger.js';
 import { connectService, type GlobalOptions } from './context.js';
 

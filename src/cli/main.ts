@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/errors.js';
-import { RequestValidationError, ServiceError, isAbortError } from '../service/errors.js';
+import { ServiceError } from '../service/errors.js';
+import { RequestValidationError } from '../contract/validation-error.js';
+import { isAbortError } from '../system/abort.js';
 import { redact } from '../system/secrets.js';
 import { ReferenceClipError } from '../voice/reference.js';
 import { registerChat } from './chat.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Endpoint } from '../service/errors.js';
+import type { Endpoint } from '../contract/endpoints.js';
 import {
   EDITIONS,
   chatMediaKinds,
@@ -9,7 +9,7 @@ import {
   speechStreamFormats,
   thinkingEffective,
   type Edition,
-} from '../service/models.js';
+} from '../contract/models.js';
 
 const ENDPOINTS: Endpoint[] = ['chat', 'messages', 'speech', 'transcription'];
 

@@ -3,8 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { wavHeader } from '../audio/wav-header.js';
 import type { HarkConfig } from '../config/schema.js';
-import { LIMITS, type SpeechResponseFormat } from '../service/limits.js';
-import { configuredReference, speechRequest } from '../voice/configured.js';
+import { LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
+import { configuredReference, speechRequest } from '../app/configured-voice.js';
 import { UsageError, parseNumber, withContext, type GlobalOptions } from './context.js';
 
 interface SayOptions {

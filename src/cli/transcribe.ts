@@ -3,11 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { decodeFileToPcm } from '../audio/ffmpeg.js';
 import { samplesOf } from '../audio/pcm.js';
-import type { CommandContext } from './context.js';
-import { audioDurationMs } from '../service/rules/transcription.js';
-import { LIMITS } from '../service/limits.js';
+import { type CommandContext, withContext, type GlobalOptions } from './context.js';
+import { audioDurationMs } from '../contract/rules/transcription.js';
+import { LIMITS } from '../contract/limits.js';
 import { transcribeLong } from '../listen/transcribe-long.js';
-import { withContext, type GlobalOptions } from './context.js';
 
 const RATE_HZ = 16000;
 

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { concat, ignoreElements, lastValueFrom, tap } from 'rxjs';
-import { servicePorts } from '../pipeline/service-ports.js';
-import { createPlayer } from '../system/voice-daemon.js';
-import { configuredReference, describeVoice } from '../voice/configured.js';
+import { servicePorts } from '../app/service-ports.js';
+import { createPlayer } from '../app/voice-loop.js';
+import { configuredReference, describeVoice } from '../app/configured-voice.js';
 import { withContext, type GlobalOptions } from './context.js';
 
 const SAMPLE = 'Hello! This is how I sound. Do you like my voice?';

@@ -1,23 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import YAML from 'yaml';
+import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { registerSecret } from '../system/secrets.js';
 import { ConfigError, describeIssue, formatPath } from './errors.js';
 import { envOverrides } from './env.js';
 import { configSchema, defaultConfig, type HarkConfig } from './schema.js';
 
-/** hark's own directory (where package.json, config/ and assets/ are), from src/ or dist/ alike. */
-export const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
-
-function findPackageRoot(from: string): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && /"name":\s*"hark"/.test(readFileSync(manifest, 'utf8'))) return dir;
-    if (dirname(dir) === dir) return resolve(from, '..', '..');
-  }
-}
 export const DEFAULTS_PATH = join(PACKAGE_ROOT, 'config', 'default.yaml');
 export const CREDENTIAL_NAME = 'hark-api-key';
 

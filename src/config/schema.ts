@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIMITS } from '../service/limits.js';
+import { LIMITS } from '../contract/limits.js';
 
 const ms = (min: number, max: number, fallback: number) => z.number().int().min(min).max(max).default(fallback);
 const unit = z.number().min(0).max(1);
@@ -74,6 +74,7 @@ const speech = z
     volume: z.number().min(LIMITS.speech.volume.min).max(LIMITS.speech.volume.max).default(1),
     pitch: z.number().min(LIMITS.speech.pitch.min).max(LIMITS.speech.pitch.max).default(1),
     lookahead: z.number().int().min(1).max(4).default(2),
+    lowWaterMs: ms(0, 2000, 300),
   })
   .strict()
   .prefault({});
@@ -117,6 +118,7 @@ const vad = z
     minSpeechMs: ms(50, 5000, 250),
     endSilenceMs: ms(100, 5000, 600),
     preRollMs: ms(0, 2000, 300),
+    trailingSilenceMs: ms(0, 1000, 200),
   })
   .strict()
   .prefault({});
@@ -134,6 +136,7 @@ const listen = z
     wakePhrases: z.array(z.string().min(1)).default([]),
     followUpMs: ms(0, 120_000, 8000),
     stopPhrases: z.array(z.string().min(1)).default(['stop', 'cancel', 'be quiet', 'never mind']),
+    stopAfterInterruptionMs: ms(0, 60_000, 5000),
   })
   .strict()
   .prefault({});

@@ -1,21 +1,20 @@
 import type { HarkConfig } from '../config/schema.js';
-import type { ChatContentPart, ChatMessage, ChatRequest } from '../service/chat.js';
-import type { MessagesContentBlock, MessagesMessage, MessagesRequest } from '../service/messages.js';
-import type { ReplyEvent } from '../service/reply.js';
-import type { Service } from '../service/index.js';
-
-/** One exchange of the conversation as hark keeps it: plain text, as said and as heard. */
-export interface Turn {
-  role: 'user' | 'assistant';
-  text: string;
-}
+import type {
+  ChatRequest,
+  ChatMessage,
+  ChatContentPart,
+  MessagesRequest,
+  MessagesMessage,
+  MessagesContentBlock,
+} from '../contract/wire.js';
+import type { Message } from './conversation.js';
 
 /** Media attached to the newest user turn (from the command line). */
 export type Attachment = { kind: 'image' | 'video' | 'audio'; dataUrl: string };
 
 type ChatSettings = HarkConfig['chat'];
 
-export function buildChatRequest(chat: ChatSettings, history: Turn[], attachments: Attachment[] = []): ChatRequest {
+export function buildChatRequest(chat: ChatSettings, history: Message[], attachments: Attachment[] = []): ChatRequest {
   const messages: ChatMessage[] = [{ role: 'system', content: chat.systemPrompt }];
   history.forEach((turn, i) => {
     const last = i === history.length - 1;
@@ -39,7 +38,7 @@ export function buildChatRequest(chat: ChatSettings, history: Turn[], attachment
 
 export function buildMessagesRequest(
   chat: ChatSettings,
-  history: Turn[],
+  history: Message[],
   attachments: Attachment[] = [],
 ): MessagesRequest {
   const messages: MessagesMessage[] = history.map((turn, i) => {
@@ -59,19 +58,6 @@ export function buildMessagesRequest(
     ...(chat.effort === null ? {} : { output_config: { effort: chat.effort } }),
     ...(chat.thinking === 'default' ? {} : { thinking: { type: chat.thinking } }),
   };
-}
-
-/** The reply to `history`, streamed from whichever endpoint the configuration names. */
-export function streamReply(
-  service: Service,
-  config: Pick<HarkConfig, 'chat' | 'service'>,
-  history: Turn[],
-  signal?: AbortSignal,
-  attachments: Attachment[] = [],
-): AsyncGenerator<ReplyEvent> {
-  return config.service.api === 'messages'
-    ? service.messages.stream(buildMessagesRequest(config.chat, history, attachments), { signal })
-    : service.chat.stream(buildChatRequest(config.chat, history, attachments), { signal });
 }
 
 function chatPart(attachment: Attachment): ChatContentPart {

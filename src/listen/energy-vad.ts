@@ -1,12 +1,12 @@
 import { dbfs, rms } from '../audio/pcm.js';
-import { VAD_FRAME_SAMPLES, type Vad } from './vad.js';
+import { VAD_FRAME_SAMPLES } from './vad.js';
 
 /**
  * A level-based VAD: how far a frame stands above both the configured gate and a noise
  * floor that follows the quietest recent frames. Used as the fallback when the model cannot
  * load, and as the gate in front of it.
  */
-export class EnergyVad implements Vad {
+export class EnergyVad {
   readonly name = 'energy';
   readonly frameSamples = VAD_FRAME_SAMPLES;
   private noiseFloorDb = -70;

@@ -2,10 +2,13 @@ import type { HarkConfig } from '../config/schema.js';
 import type { Logger } from '../system/logger.js';
 import { EnergyVad } from './energy-vad.js';
 import { SileroVad } from './silero-vad.js';
-import type { Vad } from './vad.js';
 
 /** The configured VAD; if the Silero model cannot load, the energy VAD, and the log says why. */
-export async function loadVad(config: HarkConfig['vad'], logger: Logger, modelPath?: string): Promise<Vad> {
+export async function loadVad(
+  config: HarkConfig['vad'],
+  logger: Logger,
+  modelPath?: string,
+): Promise<SileroVad | EnergyVad> {
   if (config.engine === 'energy') return new EnergyVad(config.energyGateDbfs);
   try {
     return await SileroVad.load(config.energyGateDbfs, modelPath);

@@ -1,4 +1,4 @@
-import { LIMITS } from '../service/limits.js';
+import { LIMITS } from '../contract/limits.js';
 
 /** A chunk's ceiling, a little under the service's 30 s so header rounding can never cross it. */
 export const MAX_CHUNK_MS = LIMITS.transcription.fileMaxDurationMs - 200;

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type * as Ort from 'onnxruntime-node';
-import { PACKAGE_ROOT } from '../config/load.js';
+import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { dbfs, rms } from '../audio/pcm.js';
-import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ, type Vad } from './vad.js';
+import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ } from './vad.js';
 
 export const SILERO_MODEL_PATH = join(PACKAGE_ROOT, 'assets', 'models', 'silero_vad_v5.onnx');
 
@@ -14,7 +14,7 @@ const STATE_SIZE = 2 * 1 * 128;
  * Silero VAD v5 through onnxruntime-node, behind an energy gate: frames quieter than the
  * gate are silence without running the model.
  */
-export class SileroVad implements Vad {
+export class SileroVad {
   readonly name = 'silero';
   readonly frameSamples = VAD_FRAME_SAMPLES;
   private state = new Float32Array(STATE_SIZE);

@@ -1,15 +1,9 @@
-import { bufferOf } from '../audio/pcm.js';
-import { wavHeader } from '../audio/wav-header.js';
+import { pcmToWav } from '../audio/wav-header.js';
 import { splitAtQuietPoints } from './long-audio.js';
 import { joinTranscripts, promptTail } from './transcript.js';
 
 /** Transcribes one WAV file; `prompt` carries the previous chunk's tail. */
 export type TranscribeWav = (wav: Buffer, prompt: string | undefined, signal?: AbortSignal) => Promise<string>;
-
-export function pcmToWav(samples: Int16Array, sampleRateHz: number): Buffer {
-  const pcm = bufferOf(samples);
-  return Buffer.concat([wavHeader(pcm.length, sampleRateHz), pcm]);
-}
 
 /**
  * Transcribes audio of any length: chunks of at most 30 s cut at quiet points, each sent

@@ -1,4 +1,4 @@
-import { LIMITS } from '../service/limits.js';
+import { LIMITS } from '../contract/limits.js';
 
 const CJK = /[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]/u;
 

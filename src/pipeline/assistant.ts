@@ -1,39 +1,55 @@
 import {
   BehaviorSubject,
-  Observable,
-  Subject,
-  concatMap,
   defer,
+  distinctUntilChanged,
   filter,
-  identity,
-  mergeMap,
-  of,
+  ignoreElements,
+  map,
+  merge,
+  scan,
   share,
+  shareReplay,
+  startWith,
   switchMap,
+  take,
   takeUntil,
   tap,
-  EMPTY,
+  withLatestFrom,
+  type Observable,
+  type OperatorFunction,
 } from 'rxjs';
-import type { Earcons } from '../audio/earcons.js';
 import { durationMs } from '../audio/pcm.js';
-import type { Player } from '../audio/player.js';
 import type { HarkConfig } from '../config/schema.js';
-import { ConversationHistory } from '../dialog/history.js';
-import type { SegmenterEvent } from '../listen/segmenter.js';
-import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ, type Vad } from '../listen/vad.js';
+import {
+  afterTurn,
+  afterVerdict,
+  messagesFor,
+  newConversation,
+  queryText,
+  type Conversation,
+} from '../dialog/conversation.js';
+import { TurnRecorder } from '../dialog/turn-recorder.js';
+import type { AssistantState, Interruption, Query } from '../dialog/turn.js';
+import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
+import type { Sentence } from '../speak/sentences.js';
 import type { Logger } from '../system/logger.js';
-import { userSpeaking } from './barge-in.js';
-import { scoreVoice, segment, toFrames, utterances } from './listen.js';
-import type { ReplyModel, Synthesizer, Transcriber } from './ports.js';
-import { logTurn } from './turn-log.js';
-import { runTurn, type AssistantState, type TurnOutcome } from './turn.js';
-import type { TurnGate } from './turn-gate.js';
-import { transcribeUtterances, type HeardEvent, type UserTurn } from './user-turns.js';
+import { admitTranscripts } from './admit-transcripts.js';
+import { ofType, type AssistantEvent, type TurnEvent } from './events.js';
+import { playSentences } from './play-sentences.js';
+import type { Earcons, Player, ReplyModel, Synthesizer, Transcriber, Vad } from './ports.js';
+import { prefetchAhead } from './prefetch-ahead.js';
+import { recordTurn } from './record-turn.js';
+import { scoreVoice } from './score-voice.js';
+import { segment } from './segment.js';
+import { speakableText } from './speakable-text.js';
+import { splitSentences } from './split-sentences.js';
+import { takeTurns } from './take-turns.js';
+import { toFrames } from './to-frames.js';
+import { transcribeUtterances } from './transcribe-utterances.js';
+import { userSpeaking } from './user-speaking.js';
 
-export interface AssistantOptions {
-  config: HarkConfig;
-  /** 16 kHz 16-bit mono PCM. */
-  source: Observable<Buffer>;
+export interface AssistantDeps {
+  config: Pick<HarkConfig, 'vad' | 'bargeIn' | 'listen' | 'history' | 'speech'>;
   vad: Vad;
   transcriber: Transcriber;
   replyModel: ReplyModel;
@@ -42,170 +58,151 @@ export interface AssistantOptions {
   earcons: Earcons;
   logger: Logger;
   /** Input faster than real time: turns wait for each other and nobody talks over anybody. */
-  queueTurns?: boolean;
-  /** Decides which transcripts become turns (wake phrases, stop words); all of them when absent. */
-  gate?: TurnGate;
-  now?: () => number;
+  queue: boolean;
+  /** Stops listening, cuts the turn under way (its record still comes out) and ends the loop. */
+  shutdown: Observable<unknown>;
+  now: () => number;
 }
 
 /**
- * The voice loop: microphone → frames → VAD → segmenter → transcription → reply →
- * speakable text → sentences → synthesis (look-ahead) → player. Speech lasting
- * `bargeIn.minSpeechMs` while hark thinks or speaks unsubscribes the turn (barge-in).
+ * The voice loop, 16 kHz mono PCM in, everything that happens out:
+ *
+ *   PCM → frames → VAD → segmenter → utterances → transcripts → gate → queries
+ *     → reply → speakable text → sentences → synthesis (look-ahead) → player → turns
+ *
+ * A turn is cut (every request of it unsubscribed, unplayed audio dropped) when the user talks
+ * over it for `bargeIn.minSpeechMs`, says a stop phrase, asks the next query, or hark shuts down. What hark is
+ * doing and what the conversation remembers are streams folded from the turns, read by the
+ * stages that need them. Completes when the input ends and the last turn is over.
  */
-export class Assistant {
-  readonly state$ = new BehaviorSubject<AssistantState>('listening');
-  readonly outcomes$ = new Subject<TurnOutcome>();
-  /** Each barge-in, as it happens: the onset that counted (stream ms) and how long stopping took. */
-  readonly interruptions$ = new Subject<{
-    speechOnsetMs: number;
-    onsetToStopMs: number | undefined;
-    heardMs: number;
-  }>();
-  readonly history: ConversationHistory;
-  /** The words of a turn cut off before it said anything: they open the next one. */
-  private carried = '';
-  /** When the first audio arrived (monotonic ms), so stream time can be told as wall time. */
-  private inputStartedAt: number | undefined;
-  /** Stream time (ms) of the latest speech onset. */
-  private speechOnsetMs = 0;
+export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, AssistantEvent> {
+  return (pcm) =>
+    defer(() => {
+      const { config, logger, now, player, earcons } = deps;
+      const bargeIn = config.bargeIn.enabled && !deps.queue;
+      const policy = { ...config.history, followUpMs: config.listen.followUpMs };
+      const state = new BehaviorSubject<AssistantState>('listening');
+      const conversation = new BehaviorSubject<Conversation>(newConversation());
+      const audio = pcm.pipe(takeUntil(deps.shutdown), share());
 
-  constructor(private readonly options: AssistantOptions) {
-    this.history = new ConversationHistory(options.config.history);
-  }
-
-  /** Runs until the input ends and the last turn is over. */
-  run(): Observable<never> {
-    return defer(() => {
-      const { config, logger } = this.options;
-      const bargeIn = config.bargeIn.enabled && !this.options.queueTurns;
-      const now = this.options.now ?? (() => performance.now());
-
-      const events = this.options.source.pipe(
-        // A chunk arrives once captured: the input began one chunk before the first arrived.
-        tap((chunk) => (this.inputStartedAt ??= now() - durationMs(chunk.length, VAD_SAMPLE_RATE_HZ))),
+      // Listening half.
+      const heard = audio.pipe(
         toFrames(VAD_FRAME_SAMPLES),
-        scoreVoice(this.options.vad, logger, config.vad.energyGateDbfs),
-        segment({ ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ }, () => ({
-          speaking: this.state$.value === 'speaking',
-          listening: bargeIn || this.state$.value !== 'speaking',
-        })),
-        tap((event) => this.noteListening(event)),
+        scoreVoice(deps.vad, logger, config.vad.energyGateDbfs),
+        segment(
+          { ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ },
+          state.pipe(map((s) => ({ speaking: s === 'speaking', listening: bargeIn || s !== 'speaking' }))),
+        ),
         share(),
       );
-      const interruption = userSpeaking(events, config.bargeIn.minSpeechMs).pipe(filter(Boolean));
+      // Replays whether the user is talking, so a turn starting mid-speech is cut at once.
+      const talking = heard.pipe(
+        userSpeaking(config.bargeIn.minSpeechMs),
+        startWith(false),
+        shareReplay({ bufferSize: 1, refCount: true }),
+      );
+      const transcripts = heard.pipe(
+        ofType('utterance'),
+        map(({ utterance }) => utterance),
+        transcribeUtterances(deps.transcriber, logger, now),
+        takeUntil(deps.shutdown),
+        share(),
+      );
+      const verdicts = transcripts.pipe(admitTranscripts(config.listen, state, conversation, now), share());
 
-      const turns = events.pipe(
-        utterances(),
-        transcribeUtterances(this.options.transcriber, logger, now),
-        tap((event) => this.onHeard(event)),
-        mergeMap((event) => (event.type === 'user-turn' ? of(event.turn) : EMPTY)),
-        (this.options.queueTurns ? concatMap : switchMap)((heard) =>
-          defer(() => {
-            const turn = this.admit(heard);
-            if (!turn) return EMPTY;
-            return runTurn(turn, this.history.withUser(turn.text), {
-              ...this.options,
-              lookahead: config.speech.lookahead,
-              lowWaterMs: 300,
-              onState: (state) => {
-                if (state !== this.state$.value) logger.debug('assistant.state', { state });
-                this.state$.next(state);
-              },
-              onOutcome: (outcome) => this.onOutcome(outcome),
-            }).pipe(bargeIn ? takeUntil(interruption) : identity);
+      // Speaking half: one turn per query.
+      const answer = (query: Query, cut: Observable<Interruption>): Observable<TurnEvent> =>
+        conversation.pipe(
+          take(1),
+          switchMap((remembered) => {
+            const text = queryText(remembered, query.text);
+            const recorder = new TurnRecorder({ ...query, text }, now);
+            const synthesize = (sentence: Sentence): Observable<Buffer> =>
+              defer(() => {
+                recorder.synthesis(sentence);
+                return deps.synthesizer.synthesize(sentence.text).pipe(tap(() => recorder.audio()));
+              });
+            return deps.replyModel.reply(messagesFor(remembered, text)).pipe(
+              tap((event) => recorder.reply(event)),
+              speakableText(),
+              splitSentences(),
+              tap((sentence) => recorder.sentence(sentence)),
+              prefetchAhead(synthesize, config.speech.lookahead),
+              playSentences(player, config.speech.lowWaterMs),
+              recordTurn({ recorder, player, earcons, cut, now }),
+            );
           }),
+        );
+      const turns = verdicts.pipe(
+        takeTurns(answer, { interruptions: talking.pipe(filter(Boolean)), queue: !bargeIn, shutdown: deps.shutdown }),
+        share(),
+      );
+
+      // Feedback: what hark is doing, and what the conversation remembers.
+      const states = turns.pipe(
+        ofType('state'),
+        distinctUntilChanged((a, b) => a.state === b.state),
+        tap((event) => state.next(event.state)),
+      );
+      const remembering = merge(turns.pipe(ofType('turn')), verdicts.pipe(ofType('wake', 'stop'))).pipe(
+        scan(
+          (remembered, event) =>
+            event.type === 'turn'
+              ? afterTurn(remembered, event.turn, policy)
+              : afterVerdict(remembered, event, now(), policy),
+          conversation.value,
+        ),
+        tap((remembered) => conversation.next(remembered)),
+      );
+
+      // Barge-ins, timed from the interrupting speech's onset on the input's clock.
+      const inputStartedAt = audio.pipe(
+        take(1),
+        // A chunk arrives once captured: the input began one chunk before the first arrived.
+        map((chunk) => now() - durationMs(chunk.length, VAD_SAMPLE_RATE_HZ)),
+        startWith(undefined),
+      );
+      const onsets = heard.pipe(
+        ofType('speech'),
+        map((event) => event.onsetMs),
+        startWith(0),
+      );
+      const bargeIns = turns.pipe(
+        ofType('turn'),
+        filter(({ turn }) => turn.interrupted !== false),
+        withLatestFrom(onsets, inputStartedAt),
+        map(([{ turn }, onsetMs, startedAt]): TurnEvent => ({
+          type: 'barge-in',
+          onsetMs: Math.round(onsetMs),
+          onsetToStopMs:
+            turn.stoppedAt === undefined || startedAt === undefined
+              ? undefined
+              : Math.round(turn.stoppedAt - (startedAt + onsetMs)),
+          heardMs: turn.audioMs.played,
+        })),
+      );
+
+      // Sounds that say what is happening, for a user who cannot see hark.
+      const sounds = merge(
+        verdicts.pipe(
+          ofType('wake'),
+          tap(() => earcons.play('listening')),
+        ),
+        transcripts.pipe(
+          ofType('transcription-failed'),
+          tap(() => earcons.play('error')),
         ),
       );
-      this.options.earcons.play('listening');
-      return new Observable<never>((subscriber) => {
-        const subscription = turns.subscribe({
-          error: (error: unknown) => subscriber.error(error),
-          complete: () => subscriber.complete(),
-        });
-        // Watches for barge-in all along, so its state is current when a turn starts.
-        const keepWarm = bargeIn ? interruption.subscribe() : undefined;
-        return () => {
-          subscription.unsubscribe();
-          keepWarm?.unsubscribe();
-        };
-      });
+
+      earcons.play('listening');
+      return merge(
+        heard,
+        transcripts,
+        verdicts,
+        states,
+        turns.pipe(ofType('turn')),
+        bargeIns,
+        merge(remembering, talking, sounds).pipe(ignoreElements()),
+      );
     });
-  }
-
-  /** Keeps the latest speech onset (for barge-in latency) and traces what the listener hears. */
-  private noteListening(event: SegmenterEvent): void {
-    const { logger } = this.options;
-    if (event.type === 'speech' && event.onsetMs !== this.speechOnsetMs) {
-      this.speechOnsetMs = event.onsetMs;
-      logger.debug('listen.speech', {
-        utterance: event.id,
-        onsetMs: Math.round(event.onsetMs),
-        state: this.state$.value,
-      });
-    } else if (event.type === 'utterance') {
-      const { id, part, final, samples, sampleRateHz } = event.utterance;
-      logger.debug('listen.utterance', {
-        utterance: id,
-        part,
-        final,
-        ms: Math.round((samples.length / sampleRateHz) * 1000),
-      });
-    } else if (event.type === 'discarded') {
-      logger.debug('listen.discarded', { voicedMs: Math.round(event.voicedMs) });
-    }
-  }
-
-  private admit(heard: UserTurn): UserTurn | undefined {
-    const verdict = this.options.gate?.admit(heard, this.state$.value) ?? { kind: 'turn', turn: heard };
-    if (verdict.kind === 'wake') this.options.earcons.play('listening');
-    if (verdict.kind === 'stop') this.carried = '';
-    if (verdict.kind !== 'turn') return undefined;
-    const text = this.carried ? `${this.carried} ${verdict.turn.text}` : verdict.turn.text;
-    this.carried = '';
-    return { ...verdict.turn, text };
-  }
-
-  private onHeard(event: HeardEvent): void {
-    const { logger } = this.options;
-    if (event.type === 'empty')
-      logger.info('turn.empty', { utterance: event.utteranceId, audioMs: Math.round(event.audioMs) });
-    if (event.type === 'failed') {
-      logger.error('turn.failed', { stage: 'transcription', utterance: event.utteranceId, error: event.error });
-      this.options.earcons.play('error');
-    }
-  }
-
-  /** When the input began (monotonic ms), so stream times can be told as wall times. */
-  get inputStartedAtMs(): number | undefined {
-    return this.inputStartedAt;
-  }
-
-  /** How long after the interrupting speech began playback stopped, as input and clocks tell it. */
-  bargeInLatencyMs(outcome: TurnOutcome): number | undefined {
-    if (outcome.stoppedAt === undefined || this.inputStartedAt === undefined) return undefined;
-    return Math.round(outcome.stoppedAt - (this.inputStartedAt + this.speechOnsetMs));
-  }
-
-  private onOutcome(outcome: TurnOutcome): void {
-    if (outcome.interrupted) {
-      const interruption = {
-        speechOnsetMs: Math.round(this.speechOnsetMs),
-        onsetToStopMs: this.bargeInLatencyMs(outcome),
-        heardMs: outcome.audioMs.played,
-      };
-      this.options.logger.info('barge-in', interruption);
-      this.interruptions$.next(interruption);
-      this.options.gate?.interrupted();
-    }
-    if (outcome.interrupted && !outcome.heard) {
-      this.carried = outcome.user.text;
-    } else if (outcome.heard || !outcome.failed) {
-      const cut = outcome.interrupted || outcome.failed !== undefined;
-      this.history.record(outcome.user.text, cut ? outcome.heard : outcome.reply, cut);
-    }
-    if (!outcome.interrupted && !outcome.failed) this.options.gate?.replied();
-    logTurn(this.options.logger, outcome);
-    this.outcomes$.next(outcome);
-  }
 }

@@ -1,15 +1,8 @@
 import { Observable, concat, concatMap, defer, ignoreElements, type OperatorFunction } from 'rxjs';
-import type { Player } from '../audio/player.js';
-import type { Prefetched } from './synthesize-ahead.js';
-import type { Sentence } from './speak-text.js';
-
-/** Where a sentence's audio sits on the player's timeline; `final` once all of it is written. */
-export interface Placement {
-  sentence: Sentence;
-  startSample: number;
-  endSample: number;
-  final: boolean;
-}
+import type { Placement } from '../speak/heard.js';
+import type { Sentence } from '../speak/sentences.js';
+import type { Player } from './ports.js';
+import type { Prefetched } from './prefetch-ahead.js';
 
 /**
  * Writes each sentence's PCM to the player as it arrives, one sentence after another. The

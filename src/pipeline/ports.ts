@@ -1,11 +1,21 @@
 import type { Observable } from 'rxjs';
-import type { Turn } from '../dialog/reply-request.js';
-import type { ReplyEvent } from '../service/reply.js';
+import type { ReplyEvent } from '../contract/reply.js';
+import type { Message } from '../dialog/conversation.js';
 
 /**
- * The outside capabilities the voice loop uses; the pipeline sees only these. Each call is
- * an Observable: subscribing starts the request, unsubscribing aborts it.
+ * Every outside capability the voice loop uses: the pipeline sees only these. Implementations
+ * (in audio/, listen/, service/) fit them by shape and are wired in app/; tests use fakes.
+ * A call that returns an Observable starts when subscribed and is cancelled by unsubscribing.
  */
+
+/** Voice activity: the probability that a frame of 16 kHz audio is speech. */
+export interface Vad {
+  readonly name: 'silero' | 'energy';
+  readonly frameSamples: number;
+  probability(frame: Int16Array): Promise<number> | number;
+  reset(): void;
+  close(): Promise<void>;
+}
 
 export interface TranscribeResult {
   text: string;
@@ -13,15 +23,42 @@ export interface TranscribeResult {
 }
 
 export interface Transcriber {
+  /** One WAV of at most 30 s; `prompt` carries the tail of what came before. */
   transcribe(wav: Buffer, prompt: string | undefined): Observable<TranscribeResult>;
 }
 
 export interface ReplyModel {
-  reply(history: Turn[]): Observable<ReplyEvent>;
+  /** The reply to the conversation so far, streamed. */
+  reply(messages: Message[]): Observable<ReplyEvent>;
 }
 
 export interface Synthesizer {
   readonly sampleRateHz: number;
   /** 16-bit mono PCM at `sampleRateHz`, chunk by chunk as it arrives. */
   synthesize(text: string): Observable<Buffer>;
+}
+
+/**
+ * Where hark's voice goes. Audio is queued; the player's clock says how much has been played,
+ * which is how hark knows what part of a reply the user heard.
+ */
+export interface Player {
+  readonly sampleRateHz: number;
+  /** Queues 16-bit mono PCM; returns the timeline position (in samples) where it ends. */
+  write(pcm: Buffer): number;
+  playedSamples(): number;
+  writtenSamples(): number;
+  queuedMs(): number;
+  /** Completes once no more than `ms` of audio is left to play. */
+  queuedBelow(ms: number): Observable<void>;
+  /** Drops everything not yet played, at once. */
+  stop(): void;
+  close(): Promise<void>;
+}
+
+export type EarconKind = 'listening' | 'thinking' | 'error';
+
+/** Short sounds that say what hark is doing, for a user who cannot see it. */
+export interface Earcons {
+  play(kind: EarconKind): void;
 }

@@ -1,5 +1,5 @@
 import { ServiceError, isRecord } from './errors.js';
-import { parseToolInput, type ReplyEvent, type TokenUsage } from './reply.js';
+import { parseToolInput, type ReplyEvent, type TokenUsage } from '../contract/reply.js';
 import { truncatedStream } from './client-base.js';
 
 interface PartialToolCall {

@@ -1,55 +1,9 @@
+import type { ChatRequest } from '../contract/wire.js';
 import { ClientBase, DONE, badResponse, type CallSignal } from './client-base.js';
 import { ChatStreamReader, readUsage } from './chat-stream.js';
 import { isRecord } from './errors.js';
-import { parseToolInput, type ReplyEvent, type ReplyResult, type ToolCall } from './reply.js';
-import { checkChatBody } from './rules/chat.js';
-
-export type ChatRole = 'system' | 'user' | 'assistant';
-
-export type ChatContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string } }
-  | { type: 'video_url'; video_url: { url: string } }
-  | { type: 'audio_url'; audio_url: { url: string } };
-
-export interface ChatToolCallItem {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
-
-export interface ChatMessage {
-  role: ChatRole;
-  content: string | ChatContentPart[] | null;
-  /** An assistant turn that called tools. */
-  tool_calls?: ChatToolCallItem[];
-}
-
-export interface ChatTool {
-  type: 'function';
-  function: {
-    name: string;
-    description?: string;
-    parameters?: {
-      type: 'object';
-      properties?: Record<string, { type: string; description?: string; enum?: string[] }>;
-      required?: string[];
-    };
-  };
-}
-
-export interface ChatRequest {
-  model: string;
-  messages: ChatMessage[];
-  tools?: ChatTool[];
-  temperature?: number;
-  top_p?: number;
-  enable_search?: boolean;
-  search_options?: { forced_search?: boolean };
-  /** Edition A, Ring-2.6-1T only. */
-  reasoning?: { effort: 'high' | 'xhigh' };
-  thinking?: { type: 'enabled' | 'disabled' };
-}
+import { parseToolInput, type ReplyEvent, type ReplyResult, type ToolCall } from '../contract/reply.js';
+import { checkChatBody } from '../contract/rules/chat.js';
 
 const PATH = '/v1/chat/completions';
 

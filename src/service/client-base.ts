@@ -1,8 +1,9 @@
 import { silentLogger, type Logger } from '../system/logger.js';
-import { ServiceError, type Endpoint } from './errors.js';
+import { ServiceError } from './errors.js';
+import { type Endpoint } from '../contract/endpoints.js';
 import type { Transport } from './http.js';
-import type { Edition } from './models.js';
-import type { Checker } from './rules/checker.js';
+import type { Edition } from '../contract/models.js';
+import type { Checker } from '../contract/rules/checker.js';
 import { decodeSse, type SseEvent } from './sse.js';
 
 export interface ClientOptions {

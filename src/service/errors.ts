@@ -1,6 +1,6 @@
 import { redact } from '../system/secrets.js';
 
-export type Endpoint = 'chat' | 'messages' | 'speech' | 'transcription';
+import type { Endpoint } from '../contract/endpoints.js';
 
 /** HTTP statuses worth another attempt (rate limit, server trouble, messages-style overload). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504, 529]);
@@ -46,27 +46,6 @@ export class ServiceError extends Error {
     this.retryable = init.retryable ?? RETRYABLE_STATUSES.has(init.status);
     this.retryAfterMs = init.retryAfterMs;
   }
-}
-
-/** A request refused before sending because it breaks one of the service's limits. */
-export class RequestValidationError extends Error {
-  override readonly name = 'RequestValidationError';
-  constructor(
-    readonly field: string,
-    readonly limit: string,
-    readonly actual?: string,
-  ) {
-    super(`${field}: ${limit}${actual === undefined ? '' : ` (got ${actual})`}`);
-  }
-}
-
-export function isAbortError(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || error.name === 'RequestAbortedError');
-}
-
-export function abortError(reason?: unknown): Error {
-  if (reason instanceof Error && reason.name === 'AbortError') return reason;
-  return new DOMException('The operation was aborted', 'AbortError');
 }
 
 const ANTHROPIC_TYPE_STATUS: Record<string, number> = {

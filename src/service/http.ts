@@ -2,9 +2,11 @@ import { Pool, type Dispatcher, type FormData } from 'undici';
 import type { Readable } from 'node:stream';
 import { silentLogger, type Logger } from '../system/logger.js';
 import { registerSecret } from '../system/secrets.js';
-import { ServiceError, abortError, headerValue, isAbortError, parseErrorResponse, type Endpoint } from './errors.js';
+import { ServiceError, headerValue, parseErrorResponse } from './errors.js';
+import { isAbortError, abortError } from '../system/abort.js';
+import { type Endpoint } from '../contract/endpoints.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
-import { LIMITS } from './limits.js';
+import { LIMITS } from '../contract/limits.js';
 
 export type AuthStyle = 'bearer' | 'x-api-key';
 type Headers = Record<string, string | string[] | undefined>;

@@ -1,6 +1,6 @@
 import { ServiceError, isRecord, statusForErrorType } from './errors.js';
 import { truncatedStream } from './client-base.js';
-import { parseToolInput, type ReplyEvent, type TokenUsage } from './reply.js';
+import { parseToolInput, type ReplyEvent, type TokenUsage } from '../contract/reply.js';
 
 interface OpenToolUse {
   id: string;

@@ -1,55 +1,11 @@
+import type { MessagesRequest } from '../contract/wire.js';
 import { ClientBase, DONE, badResponse, type CallSignal, type ClientOptions } from './client-base.js';
 import { isRecord } from './errors.js';
 import type { AuthStyle } from './http.js';
-import { LIMITS } from './limits.js';
+import { LIMITS } from '../contract/limits.js';
 import { MessagesStreamReader } from './messages-stream.js';
-import { parseToolInput, type ReplyEvent, type ReplyResult, type ToolCall } from './reply.js';
-import { checkMessagesBody } from './rules/messages.js';
-
-export type MessagesContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string } }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | {
-      type: 'tool_result';
-      tool_use_id: string;
-      content?: string | { type: 'text'; text: string }[];
-      is_error?: boolean;
-    };
-
-export interface MessagesMessage {
-  role: 'user' | 'assistant';
-  content: string | MessagesContentBlock[];
-}
-
-export interface MessagesTool {
-  name: string;
-  description?: string;
-  input_schema: {
-    type: 'object';
-    properties?: Record<string, { type: string; description?: string }>;
-    required?: string[];
-  };
-}
-
-export type ToolChoice = { type: 'auto' } | { type: 'any' } | { type: 'none' } | { type: 'tool'; name: string };
-
-export interface MessagesRequest {
-  model: string;
-  messages: MessagesMessage[];
-  /** Defaults to the service's 32000. */
-  max_tokens?: number;
-  /** A plain string is sent as one `{type: "text"}` item. */
-  system?: string | { type: 'text'; text: string }[];
-  tools?: MessagesTool[];
-  tool_choice?: ToolChoice;
-  stop_sequences?: string[];
-  temperature?: number;
-  top_p?: number;
-  /** Edition A, Ring-2.6-1T only. */
-  output_config?: { effort: 'high' | 'xhigh' };
-  thinking?: { type: 'enabled' | 'disabled' };
-}
+import { parseToolInput, type ReplyEvent, type ReplyResult, type ToolCall } from '../contract/reply.js';
+import { checkMessagesBody } from '../contract/rules/messages.js';
 
 export interface MessagesClientOptions extends ClientOptions {
   /** The path segment of the messages-style family; the public deployment uses `anthropic`. */

@@ -1,4 +1,4 @@
-import { abortError } from './errors.js';
+import { abortError } from '../system/abort.js';
 
 export interface RetryPolicy {
   /** Attempts after the first one. */

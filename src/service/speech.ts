@@ -1,29 +1,10 @@
 import { ClientBase, badResponse, truncatedStream, type CallSignal } from './client-base.js';
-import { RequestValidationError, ServiceError, headerValue, isRecord } from './errors.js';
-import type { SpeechResponseFormat, SpeechSampleRate } from './limits.js';
-import { DEFAULT_MODELS, speechStreamFormats } from './models.js';
-import { checkSpeechBody } from './rules/speech.js';
+import { ServiceError, headerValue, isRecord } from './errors.js';
+import { RequestValidationError } from '../contract/validation-error.js';
+import type { SpeechRequest } from '../contract/wire.js';
+import { DEFAULT_MODELS, speechStreamFormats } from '../contract/models.js';
+import { checkSpeechBody } from '../contract/rules/speech.js';
 import { decodeSse } from './sse.js';
-
-export interface VoiceReference {
-  /** `data:audio/wav;base64,...` */
-  audio: string;
-  /** Verbatim transcript of the clip. */
-  text: string;
-}
-
-export interface SpeechRequest {
-  input: string;
-  model?: string;
-  voice?: string;
-  references?: VoiceReference[];
-  instructions?: string;
-  response_format?: SpeechResponseFormat;
-  sample_rate?: SpeechSampleRate;
-  speed?: number;
-  volume?: number;
-  pitch?: number;
-}
 
 export interface SpeechUsage {
   promptTokens: number;

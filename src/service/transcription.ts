@@ -1,9 +1,10 @@
+import type { Transcription } from '../contract/wire.js';
 import { extname } from 'node:path';
 import { FormData } from 'undici';
 import { ClientBase, badResponse, parseBodyJson, type CallSignal } from './client-base.js';
 import { isRecord } from './errors.js';
-import { DEFAULT_MODELS } from './models.js';
-import { checkTranscriptionFields } from './rules/transcription.js';
+import { DEFAULT_MODELS } from '../contract/models.js';
+import { checkTranscriptionFields } from '../contract/rules/transcription.js';
 
 export interface AudioFile {
   /** The file name; its extension (.wav or .mp3) tells the service the format. */
@@ -19,19 +20,6 @@ export interface TranscriptionRequest {
   prompt?: string;
   response_format?: 'json';
   temperature?: number;
-}
-
-export interface Transcription {
-  text: string;
-  usage: {
-    input_tokens: number;
-    output_tokens: number;
-    total_tokens: number;
-    type?: string;
-    input_token_details?: { audio_tokens?: number; text_tokens?: number };
-  };
-  model: string;
-  id: string;
 }
 
 const PATH = '/v1/audio/transcriptions';

@@ -1,4 +1,4 @@
-import { checkChatBody } from '../service/rules/chat.js';
+import { checkChatBody } from '../contract/rules/chat.js';
 import { admit, readJsonBody, type SimContext } from './context.js';
 import { SseWriter, type Exchange } from './exchange.js';
 import { allText, fragments, lastUserText, planReply, type ReplyPlan } from './plan.js';

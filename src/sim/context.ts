@@ -1,6 +1,6 @@
-import type { Endpoint } from '../service/errors.js';
-import { isKnownModel, type Edition } from '../service/models.js';
-import type { Checker } from '../service/rules/checker.js';
+import type { Endpoint } from '../contract/endpoints.js';
+import { isKnownModel, type Edition } from '../contract/models.js';
+import type { Checker } from '../contract/rules/checker.js';
 import type { Exchange } from './exchange.js';
 import type { Fault, ReplyScript, SimScript } from './script.js';
 import type { VoiceEngine } from './voice.js';

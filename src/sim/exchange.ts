@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Endpoint } from '../service/errors.js';
+import type { Endpoint } from '../contract/endpoints.js';
 import type { Fault } from './script.js';
 
 export type Outcome = 'pending' | 'completed' | 'client-closed' | 'dropped';

@@ -1,5 +1,5 @@
-import { checkMessagesBody } from '../service/rules/messages.js';
-import { LIMITS } from '../service/limits.js';
+import { checkMessagesBody } from '../contract/rules/messages.js';
+import { LIMITS } from '../contract/limits.js';
 import { admit, readJsonBody, type SimContext } from './context.js';
 import { SseWriter, type Exchange } from './exchange.js';
 import { allText, fragments, lastUserText, planReply, type ReplyPlan } from './plan.js';

@@ -1,4 +1,4 @@
-import type { Endpoint } from '../service/errors.js';
+import type { Endpoint } from '../contract/endpoints.js';
 
 /** One scripted reply of the chat models (either endpoint). */
 export interface ReplyScript {

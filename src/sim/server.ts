@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Endpoint } from '../service/errors.js';
-import type { Edition } from '../service/models.js';
+import type { Endpoint } from '../contract/endpoints.js';
+import type { Edition } from '../contract/models.js';
 import { silentLogger, type Logger } from '../system/logger.js';
 import { checkBearer, checkMessagesAuth } from './auth.js';
 import { handleChat } from './chat-handler.js';

@@ -1,8 +1,8 @@
 import { encodePcm } from '../audio/ffmpeg.js';
 import { bufferOf, bytesFor } from '../audio/pcm.js';
 import { wavHeader } from '../audio/wav-header.js';
-import { SPEECH_CONTENT_TYPES, LIMITS, type SpeechResponseFormat } from '../service/limits.js';
-import { checkSpeechBody } from '../service/rules/speech.js';
+import { SPEECH_CONTENT_TYPES, LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
+import { checkSpeechBody } from '../contract/rules/speech.js';
 import { admit, readJsonBody, type SimContext } from './context.js';
 import { SseWriter, type Exchange } from './exchange.js';
 import { estimateTokens } from './script.js';

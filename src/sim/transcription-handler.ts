@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import { Response } from 'undici';
 import { readWavInfo } from '../audio/wav-header.js';
 import { rms, samplesOf } from '../audio/pcm.js';
-import { audioDurationMs, checkTranscriptionFields } from '../service/rules/transcription.js';
+import { audioDurationMs, checkTranscriptionFields } from '../contract/rules/transcription.js';
 import { admit, type SimContext } from './context.js';
 import type { Exchange } from './exchange.js';
 import { estimateTokens } from './script.js';

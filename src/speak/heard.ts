@@ -1,8 +1,18 @@
+import type { Sentence } from './sentences.js';
+
 /** A sentence as placed on the playback timeline: samples [startSample, endSample). */
 export interface PlacedSentence {
   text: string;
   startSample: number;
   endSample: number;
+}
+
+/** Where a sentence's audio sits on the player's timeline; `final` once all of it is written. */
+export interface Placement {
+  sentence: Sentence;
+  startSample: number;
+  endSample: number;
+  final: boolean;
 }
 
 /**

@@ -1,4 +1,10 @@
-import { LIMITS, charCount } from '../service/limits.js';
+import { LIMITS, charCount } from '../contract/limits.js';
+
+/** A sentence of a reply, numbered from 0 in the order it is spoken. */
+export interface Sentence {
+  index: number;
+  text: string;
+}
 
 export interface SplitterOptions {
   /** Longest chunk, in characters; the speech endpoint takes at most 2048. */

@@ -5,12 +5,11 @@ import { join } from 'node:path';
 import { decodeFileToPcm } from '../audio/ffmpeg.js';
 import { dataUrl } from '../audio/data-url.js';
 import { rms, samplesOf } from '../audio/pcm.js';
-import { readWavInfo } from '../audio/wav-header.js';
-import { pcmToWav } from '../listen/transcribe-long.js';
+import { readWavInfo, pcmToWav } from '../audio/wav-header.js';
 import { quietestCut } from '../listen/long-audio.js';
-import { LIMITS } from '../service/limits.js';
-import { referenceAudioProblem } from '../service/rules/speech.js';
-import type { VoiceReference } from '../service/speech.js';
+import { LIMITS } from '../contract/limits.js';
+import { referenceAudioProblem } from '../contract/rules/speech.js';
+import type { VoiceReference } from '../contract/wire.js';
 
 /** Reference clips are stored as 24 kHz 16-bit mono WAV: clear speech, and far under 10 MB at 30 s. */
 export const REFERENCE_RATE_HZ = 24000;

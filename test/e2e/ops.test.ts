@@ -90,7 +90,7 @@ describe('hark run as a systemd service', () => {
       .split('\n')
       .map((l) => JSON.parse(l.replace(/^<\d>/, '')) as Record<string, unknown>);
     expect(lines.map((l) => l.event)).toContain('hark.stopped');
-    expect(lines.find((l) => l.event === 'turn')).toMatchObject({ interrupted: true });
+    expect(lines.find((l) => l.event === 'turn')).toMatchObject({ interrupted: 'shutdown' });
     const chat = sim.requests.slice(before).find((r) => r.endpoint === 'chat');
     expect(await chat?.ended).toBe('client-closed');
     expect(readWavInfo(readFileSync(output)).durationMs).toBeGreaterThan(300);

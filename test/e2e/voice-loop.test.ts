@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EARCON_DIR } from '../../src/audio/earcons.js';
 import { bufferOf, resample, samplesOf } from '../../src/audio/pcm.js';
 import { readWavInfo } from '../../src/audio/wav-header.js';
-import { INTERRUPTED_MARK } from '../../src/dialog/history.js';
+import { INTERRUPTED_MARK } from '../../src/dialog/conversation.js';
 import { promptTail } from '../../src/listen/transcript.js';
 import { MONOLOGUE, UTTERANCE } from '../helpers/speech.js';
 import { chatMessages, composeWav, runLoop } from '../helpers/loop.js';
@@ -139,7 +139,7 @@ describe('the voice loop, file in, stand-in service, file out', () => {
           .reply({ text: long, tokensPerSecond: 8 }, 'The ocean is deep.'),
     });
     const [first, second] = run.outcomes;
-    expect(first?.interrupted).toBe(true);
+    expect(first?.interrupted).toBe('speech');
     expect(first?.heard.length).toBeGreaterThan(0);
     expect(long.startsWith(first?.heard ?? 'x')).toBe(true);
     expect(first?.heard.length).toBeLessThan(long.length / 2);
@@ -195,7 +195,7 @@ describe('wake and stop phrases', () => {
           .reply({ text: 'The tallest mountain on Earth is Mount Everest. '.repeat(6), tokensPerSecond: 8 }),
     });
     expect(run.outcomes).toHaveLength(1);
-    expect(run.outcomes[0]?.interrupted).toBe(true);
+    expect(run.outcomes[0]?.interrupted).toBeTruthy();
     expect(run.sim.requestsTo('chat')).toHaveLength(1);
     expect(run.logger.lines.find((l) => l.event === 'turn.stopped')).toMatchObject({ transcript: 'Stop, please.' });
   });

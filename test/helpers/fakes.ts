@@ -1,5 +1,5 @@
 import { ClockedPlayer } from '../../src/audio/player.js';
-import type { Earcons, EarconKind } from '../../src/audio/earcons.js';
+import type { EarconKind, Earcons } from '../../src/pipeline/ports.js';
 
 /** A player that keeps what it was given, on a clock the test controls. */
 export class FakePlayer extends ClockedPlayer {

@@ -2,11 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultConfig, type HarkConfig } from '../../src/config/schema.js';
-import type { TurnOutcome } from '../../src/pipeline/turn.js';
+import type { Turn } from '../../src/dialog/turn.js';
 import { createService } from '../../src/service/index.js';
 import { startSim, type SimOptions, type SimServer } from '../../src/sim/server.js';
 import { createMemoryLogger } from '../../src/system/logger.js';
-import { startVoiceLoop, type VoiceLoop } from '../../src/system/voice-daemon.js';
+import { startVoiceLoop, type VoiceLoop } from '../../src/app/voice-loop.js';
 import { wavOf } from './audio.js';
 import { FAST_TIMING } from './service.js';
 import { fixtureSamples } from './speech.js';
@@ -34,7 +34,7 @@ export async function composeWav(pieces: (string | number)[]): Promise<string> {
 export interface LoopRun {
   sim: SimServer;
   loop: VoiceLoop;
-  outcomes: TurnOutcome[];
+  outcomes: Turn[];
   logger: ReturnType<typeof createMemoryLogger>;
   output: string;
   config: HarkConfig;
@@ -56,8 +56,8 @@ export async function runLoop(options: {
   const service = createService(config, { baseUrl: sim.url, apiKey: sim.apiKey }, logger);
   const output = join(workDir, `output-${++files}.wav`);
   const loop = await startVoiceLoop(config, service, logger, { input: options.input, output, fast: options.fast });
-  const outcomes: TurnOutcome[] = [];
-  loop.assistant.outcomes$.subscribe((outcome) => outcomes.push(outcome));
+  const outcomes: Turn[] = [];
+  loop.events.subscribe((event) => event.type === 'turn' && outcomes.push(event.turn));
   try {
     await loop.done;
   } finally {

@@ -1,9 +1,8 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../../src/config/errors.js';
 import { envName, envTable } from '../../../src/config/env.js';
 import { DEFAULTS_PATH, loadConfig } from '../../../src/config/load.js';

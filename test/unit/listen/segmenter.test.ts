@@ -3,7 +3,8 @@ import { defaultConfig } from '../../../src/config/schema.js';
 import { Segmenter, type SegmenterEvent, type Utterance } from '../../../src/listen/segmenter.js';
 import { SileroVad } from '../../../src/listen/silero-vad.js';
 import { EnergyVad } from '../../../src/listen/energy-vad.js';
-import { VAD_FRAME_SAMPLES, type Vad } from '../../../src/listen/vad.js';
+import { VAD_FRAME_SAMPLES } from '../../../src/listen/vad.js';
+import type { Vad } from '../../../src/pipeline/ports.js';
 import { MONOLOGUE, UTTERANCE, fixtureSamples } from '../../helpers/speech.js';
 import { tone } from '../../helpers/audio.js';
 

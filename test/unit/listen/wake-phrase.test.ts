@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { editDistance, isStopPhrase, matchWakePhrase } from '../../../src/listen/wake-phrase.js';
-import { WakePhraseGate } from '../../../src/pipeline/turn-gate.js';
-import type { UserTurn } from '../../../src/pipeline/user-turns.js';
-import { createMemoryLogger } from '../../../src/system/logger.js';
 
 const PHRASES = ['hey hark', 'ok hark'];
 
@@ -48,55 +45,5 @@ describe('isStopPhrase', () => {
   it('editDistance counts single edits', () => {
     expect(editDistance('heyhark', 'heymark')).toBe(1);
     expect(editDistance('', 'abc')).toBe(3);
-  });
-});
-
-describe('WakePhraseGate', () => {
-  const turn = (text: string): UserTurn => ({
-    utteranceId: 1,
-    text,
-    parts: 1,
-    endOfSpeechAt: 0,
-    transcriptionRequestAt: 0,
-    transcriptAt: 0,
-    audioMs: 1000,
-  });
-  const listen = { wakePhrases: PHRASES, followUpMs: 8000, stopPhrases: ['stop', 'cancel'] };
-
-  it('needs the wake phrase, takes it off, and needs none during the follow-up window', () => {
-    let now = 0;
-    const gate = new WakePhraseGate(listen, createMemoryLogger(), () => now);
-    expect(gate.admit(turn('What time is it?'), 'listening')).toMatchObject({ kind: 'ignore' });
-    expect(gate.admit(turn('Hey hark, what time is it?'), 'listening')).toMatchObject({
-      kind: 'turn',
-      turn: { text: 'what time is it?' },
-    });
-    gate.replied();
-    now = 7000;
-    expect(gate.admit(turn('And the date?'), 'listening')).toMatchObject({
-      kind: 'turn',
-      turn: { text: 'And the date?' },
-    });
-    now = 16_000;
-    expect(gate.admit(turn('And tomorrow?'), 'listening')).toMatchObject({ kind: 'ignore' });
-  });
-
-  it('acknowledges the wake phrase alone and opens the window for the question', () => {
-    let now = 0;
-    const gate = new WakePhraseGate(listen, createMemoryLogger(), () => now);
-    expect(gate.admit(turn('Hey hark.'), 'listening')).toEqual({ kind: 'wake' });
-    now = 3000;
-    expect(gate.admit(turn('Set a timer.'), 'listening')).toMatchObject({ kind: 'turn' });
-  });
-
-  it('stops on "stop" while speaking or right after being talked over, but takes it as a turn otherwise', () => {
-    let now = 0;
-    const gate = new WakePhraseGate({ ...listen, wakePhrases: [] }, createMemoryLogger(), () => now);
-    expect(gate.admit(turn('Stop.'), 'speaking')).toEqual({ kind: 'stop' });
-    gate.interrupted();
-    now = 1500;
-    expect(gate.admit(turn('stop please'), 'listening')).toEqual({ kind: 'stop' });
-    now = 60_000;
-    expect(gate.admit(turn('Stop.'), 'listening')).toMatchObject({ kind: 'turn' });
   });
 });

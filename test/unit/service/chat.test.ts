@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { collectReply } from '../../../src/service/reply.js';
+import { collectReply } from '../../../src/contract/reply.js';
 import { ServiceError } from '../../../src/service/errors.js';
 import { collect, startTestService, type TestService } from '../../helpers/service.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MessagesClient } from '../../../src/service/messages.js';
-import { collectReply } from '../../../src/service/reply.js';
+import { collectReply } from '../../../src/contract/reply.js';
 import { collect, startTestService, type TestService } from '../../helpers/service.js';
 
 let service: TestService;

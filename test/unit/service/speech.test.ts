@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWavInfo } from '../../../src/audio/wav-header.js';
 import { mp3DurationMs } from '../../../src/audio/mp3-duration.js';
 import { rms, samplesOf } from '../../../src/audio/pcm.js';
-import { RequestValidationError } from '../../../src/service/errors.js';
+import { RequestValidationError } from '../../../src/contract/validation-error.js';
 import { collect, startTestService, type TestService } from '../../helpers/service.js';
 import { toneWav, wavDataUrl } from '../../helpers/audio.js';
 

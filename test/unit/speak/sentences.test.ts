@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { charCount } from '../../../src/service/limits.js';
+import { charCount } from '../../../src/contract/limits.js';
 import { SentenceSplitter } from '../../../src/speak/sentences.js';
 
 function split(text: string, step = 4, options = {}): string[] {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runFfmpeg } from '../../../src/audio/ffmpeg.js';
 import { readWavInfo } from '../../../src/audio/wav-header.js';
-import { checkSpeechBody } from '../../../src/service/rules/speech.js';
+import { checkSpeechBody } from '../../../src/contract/rules/speech.js';
 import { prepareReference, ReferenceClipError } from '../../../src/voice/reference.js';
 import { MONOLOGUE, UTTERANCE } from '../../helpers/speech.js';
 

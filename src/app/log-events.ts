@@ -1,0 +1,70 @@
+import { tap, type MonoTypeOperatorFunction } from 'rxjs';
+import { turnLatencies, type Turn } from '../dialog/turn.js';
+import type { AssistantEvent } from '../pipeline/events.js';
+import type { Logger } from '../system/logger.js';
+
+/** The one structured line per turn. */
+export function logTurn(logger: Logger, turn: Turn): void {
+  const fields = {
+    transcript: turn.query.text,
+    reply: turn.reply,
+    ...(turn.interrupted || turn.failed ? { heard: turn.heard } : {}),
+    interrupted: turn.interrupted,
+    ...(turn.failed ? { stage: 'reply', error: turn.failed } : {}),
+    usage: turn.usage ?? null,
+    transcriptionRequests: turn.query.transcript.parts,
+    latencyMs: turnLatencies(turn),
+  };
+  if (turn.failed) logger.error('turn', fields);
+  else logger.info('turn', fields);
+}
+
+/** Writes the log from the voice loop's events: what was heard, decided and said, one line each. */
+export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEvent> {
+  let lastSpeech = 0;
+  return tap((event) => {
+    switch (event.type) {
+      case 'speech':
+        if (event.id === lastSpeech) return;
+        lastSpeech = event.id;
+        logger.debug('listen.speech', { utterance: event.id, onsetMs: Math.round(event.onsetMs) });
+        return;
+      case 'utterance': {
+        const { id, part, final, samples, sampleRateHz } = event.utterance;
+        const ms = Math.round((samples.length / sampleRateHz) * 1000);
+        logger.debug('listen.utterance', { utterance: id, part, final, ms });
+        return;
+      }
+      case 'discarded':
+        logger.debug('listen.discarded', { voicedMs: Math.round(event.voicedMs) });
+        return;
+      case 'empty':
+        logger.info('turn.empty', { utterance: event.utteranceId, audioMs: Math.round(event.audioMs) });
+        return;
+      case 'transcription-failed':
+        logger.error('turn.failed', { stage: 'transcription', utterance: event.utteranceId, error: event.error });
+        return;
+      case 'wake':
+        logger.info('wake', { phrase: event.phrase });
+        return;
+      case 'stop':
+        logger.info('turn.stopped', { transcript: event.transcript.text });
+        return;
+      case 'ignored':
+        logger.debug('turn.ignored', { reason: event.reason, transcript: event.transcript.text });
+        return;
+      case 'state':
+        logger.debug('assistant.state', { state: event.state });
+        return;
+      case 'turn':
+        logTurn(logger, event.turn);
+        return;
+      case 'barge-in':
+        logger.info('barge-in', { onsetMs: event.onsetMs, onsetToStopMs: event.onsetToStopMs, heardMs: event.heardMs });
+        return;
+      case 'transcript':
+      case 'query':
+        return;
+    }
+  });
+}

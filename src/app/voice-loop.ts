@@ -1,0 +1,106 @@
+import { Subject, share, type Observable } from 'rxjs';
+import { CommandPlayer } from '../audio/command-player.js';
+import { loadEarcons, silentEarcons } from '../audio/earcons.js';
+import { FilePlayer } from '../audio/file-player.js';
+import { fileSource } from '../audio/file-source.js';
+import { micSource } from '../audio/mic-source.js';
+import type { ClockedPlayer } from '../audio/player.js';
+import { SpeakerPlayer } from '../audio/speaker-player.js';
+import type { HarkConfig } from '../config/schema.js';
+import type { VoiceReference } from '../contract/wire.js';
+import { loadVad } from '../listen/load-vad.js';
+import { VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
+import { assistant } from '../pipeline/assistant.js';
+import type { AssistantEvent } from '../pipeline/events.js';
+import type { Service } from '../service/index.js';
+import type { Logger } from '../system/logger.js';
+import { logEvents } from './log-events.js';
+import { servicePorts } from './service-ports.js';
+
+export interface VoiceLoopOptions {
+  /** Listen to this file instead of the microphone. */
+  input?: string | undefined;
+  /** Write what would be played to this WAV instead of playing it. */
+  output?: string | undefined;
+  /** Take the input file as fast as possible (turns then queue instead of overlapping). */
+  fast?: boolean | undefined;
+  reference?: VoiceReference | undefined;
+}
+
+export interface VoiceLoop {
+  /** Everything the loop does, as it happens (shared; the log is written from it). */
+  events: Observable<AssistantEvent>;
+  player: ClockedPlayer;
+  /** Settles when the input ends and the last turn is over, or after `stop()`. */
+  done: Promise<void>;
+  /** Stops in reverse order of starting: the input and the turn (cut, and logged), the player, the VAD. */
+  stop(): Promise<void>;
+}
+
+export function createPlayer(config: HarkConfig, options: VoiceLoopOptions, logger: Logger): ClockedPlayer {
+  const rate = config.speech.sampleRateHz;
+  if (options.output) return new FilePlayer(options.output, rate, !options.fast);
+  if (config.audio.player === 'command') return new CommandPlayer(config.audio.playerCommand, rate, logger);
+  return new SpeakerPlayer(rate, config.audio.playbackDevice, logger);
+}
+
+export function createSource(config: HarkConfig, options: VoiceLoopOptions, logger: Logger): Observable<Buffer> {
+  if (options.input) return fileSource(options.input, { sampleRateHz: VAD_SAMPLE_RATE_HZ, realtime: !options.fast });
+  return micSource({
+    recorder: config.audio.recorder,
+    device: config.audio.captureDevice,
+    sampleRateHz: VAD_SAMPLE_RATE_HZ,
+    retryMaxMs: config.audio.micRetryMaxMs,
+    logger,
+  });
+}
+
+/** Starts the voice loop with real components: in order VAD, player, ports, source, assistant. */
+export async function startVoiceLoop(
+  config: HarkConfig,
+  service: Service,
+  logger: Logger,
+  options: VoiceLoopOptions = {},
+): Promise<VoiceLoop> {
+  const vad = await loadVad(config.vad, logger);
+  const player = createPlayer(config, options, logger);
+  const earcons = config.audio.earcons ? loadEarcons(player, logger) : silentEarcons;
+  const stopping = new Subject<void>();
+  const events = createSource(config, options, logger).pipe(
+    assistant({
+      config,
+      vad,
+      ...servicePorts(service, config, options.reference),
+      player,
+      earcons,
+      logger,
+      queue: options.fast === true,
+      shutdown: stopping,
+      now: () => performance.now(),
+    }),
+    logEvents(logger),
+    share(),
+  );
+  let stopped = false;
+  const done = new Promise<void>((resolve, reject) => {
+    events.subscribe({ complete: resolve, error: reject });
+  });
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    stopping.next();
+    await done.catch(() => undefined);
+    await player.close();
+    await vad.close();
+  };
+  void done.then(stop, stop);
+  logger.info('hark.listening', {
+    input: options.input ?? `microphone (${config.audio.recorder})`,
+    output: options.output ?? config.audio.player,
+    vad: vad.name,
+    api: config.service.api,
+    model: config.chat.model,
+    bargeIn: config.bargeIn.enabled && !options.fast,
+  });
+  return { events, player, done, stop };
+}

@@ -1,0 +1,90 @@
+import type { Verdict } from './gate.js';
+import type { Turn } from './turn.js';
+
+/** One message of the conversation as hark keeps it: plain text, as the user said it and as the user heard hark. */
+export interface Message {
+  role: 'user' | 'assistant';
+  text: string;
+}
+
+/** How an interrupted reply is marked in the history, so the model knows it was cut. */
+export const INTERRUPTED_MARK = ' [interrupted by the user]';
+
+export interface ConversationPolicy {
+  /** Exchanges (a query and its reply) kept as context. */
+  maxTurns: number;
+  maxChars: number;
+  /** After a reply or a lone wake phrase, how long a follow-up needs no wake phrase. */
+  followUpMs: number;
+}
+
+/** What the dialog remembers between turns. Pure data, changed only by the folds below. */
+export interface Conversation {
+  /** The context of the next reply: bounded, oldest dropped first, holding only what the user heard. */
+  messages: readonly Message[];
+  /** The words of a query cut off before hark said anything: they open the next query. */
+  carried: string;
+  /** Until when (monotonic ms) a query needs no wake phrase. */
+  followUpUntil: number;
+  /** When the user last talked over hark (monotonic ms). */
+  interruptedAt: number;
+}
+
+export function newConversation(): Conversation {
+  return { messages: [], carried: '', followUpUntil: -Infinity, interruptedAt: -Infinity };
+}
+
+/** The query as the model gets it: carried words first. */
+export function queryText(conversation: Conversation, text: string): string {
+  return conversation.carried ? `${conversation.carried} ${text}` : text;
+}
+
+/** The messages of the next chat request: the history, then the query. */
+export function messagesFor(conversation: Conversation, text: string): Message[] {
+  return [...conversation.messages, { role: 'user', text }];
+}
+
+/**
+ * A finished turn folded in. A reply heard to the end opens the follow-up window; a cut one
+ * keeps only what was heard, marked; a query cut before hark said a word is carried into the
+ * next one (unless a stop phrase cut it); a failure that said nothing leaves no trace.
+ */
+export function afterTurn(conversation: Conversation, turn: Turn, policy: ConversationPolicy): Conversation {
+  const next: Conversation = { ...conversation, carried: '' };
+  if (turn.interrupted) next.interruptedAt = turn.endedAt;
+  if (!turn.interrupted && !turn.failed) next.followUpUntil = turn.endedAt + policy.followUpMs;
+  if (turn.interrupted && !turn.heard)
+    return turn.interrupted === 'stop' ? next : { ...next, carried: turn.query.text };
+  if (!turn.heard && turn.failed) return next;
+  const cut = turn.interrupted || turn.failed !== undefined;
+  const reply = cut ? `${turn.heard.trimEnd()}${INTERRUPTED_MARK}`.trimStart() : turn.reply;
+  const messages: Message[] = [
+    ...conversation.messages,
+    { role: 'user', text: turn.query.text },
+    { role: 'assistant', text: reply },
+  ];
+  return { ...next, messages: bounded(messages, policy) };
+}
+
+/** What the gate decided, folded in: a lone wake phrase opens the window; "stop" ends the matter. */
+export function afterVerdict(
+  conversation: Conversation,
+  verdict: Verdict,
+  now: number,
+  policy: ConversationPolicy,
+): Conversation {
+  if (verdict.type === 'wake') return { ...conversation, followUpUntil: now + policy.followUpMs };
+  if (verdict.type === 'stop') return { ...conversation, carried: '', interruptedAt: -Infinity };
+  return conversation;
+}
+
+function bounded(messages: Message[], policy: ConversationPolicy): Message[] {
+  let start = 0;
+  let chars = messages.reduce((sum, m) => sum + m.text.length, 0);
+  const exchanges = (): number => (messages.length - start) / 2;
+  while (start < messages.length && (exchanges() > policy.maxTurns || chars > policy.maxChars)) {
+    chars -= (messages[start]?.text.length ?? 0) + (messages[start + 1]?.text.length ?? 0);
+    start += 2;
+  }
+  return messages.slice(start);
+}

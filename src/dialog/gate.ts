@@ -1,0 +1,40 @@
+import { isStopPhrase, matchWakePhrase } from '../listen/wake-phrase.js';
+import type { Conversation } from './conversation.js';
+import type { AssistantState, Query, Transcript } from './turn.js';
+
+export type Verdict =
+  | { type: 'query'; query: Query }
+  /** The wake phrase alone: hark acknowledges it and listens for the question. */
+  | { type: 'wake'; phrase: string }
+  /** "stop" while hark spoke, or just after the user talked over it: nothing more to do. */
+  | { type: 'stop'; transcript: Transcript }
+  | { type: 'ignored'; reason: string; transcript: Transcript };
+
+export interface GatePolicy {
+  wakePhrases: readonly string[];
+  stopPhrases: readonly string[];
+  /** How long after a barge-in a lone "stop" still counts as stopping that reply. */
+  stopAfterInterruptionMs: number;
+}
+
+/**
+ * Which transcripts become queries. With wake phrases configured, a query must start with one
+ * (taken off before the chat request), except in the follow-up window. A stop phrase said while
+ * hark is busy, or just after the user talked over it, stops hark without a new query. Pure.
+ */
+export function admit(
+  transcript: Transcript,
+  state: AssistantState,
+  conversation: Conversation,
+  now: number,
+  policy: GatePolicy,
+): Verdict {
+  const busy = state !== 'listening' || now - conversation.interruptedAt < policy.stopAfterInterruptionMs;
+  if (busy && isStopPhrase(transcript.text, policy.stopPhrases)) return { type: 'stop', transcript };
+  if (policy.wakePhrases.length === 0) return { type: 'query', query: { text: transcript.text, transcript } };
+  const match = matchWakePhrase(transcript.text, policy.wakePhrases);
+  if (match && !/[\p{L}\p{N}]/u.test(match.rest)) return { type: 'wake', phrase: match.phrase };
+  if (match) return { type: 'query', query: { text: match.rest, transcript } };
+  if (now < conversation.followUpUntil) return { type: 'query', query: { text: transcript.text, transcript } };
+  return { type: 'ignored', reason: 'no wake phrase', transcript };
+}

@@ -1,0 +1,116 @@
+import type { ReplyEvent, TokenUsage } from '../contract/reply.js';
+import { heardText, type PlacedSentence, type Placement } from '../speak/heard.js';
+import type { Sentence } from '../speak/sentences.js';
+import type { Interruption, Query, Turn, TurnTimings } from './turn.js';
+
+/** Typical speech rate, for guessing the length of a sentence whose audio is still arriving. */
+const DEFAULT_MS_PER_CHAR = 65;
+
+/** Where playback is, as the player's clock tells it. */
+export interface PlaybackPosition {
+  readonly sampleRateHz: number;
+  playedSamples(): number;
+}
+
+/**
+ * Keeps the record of one turn as it happens: when each step first happened, the sentences of
+ * the reply, and where each sentence's audio sits on the player's timeline, so that at the end
+ * it can say what the user heard. Time comes from the injected clock.
+ */
+export class TurnRecorder {
+  private readonly timings: TurnTimings;
+  private readonly sentences: Sentence[] = [];
+  private readonly placements = new Map<number, Placement>();
+  private usage: TokenUsage | undefined;
+
+  constructor(
+    private readonly query: Query,
+    private readonly now: () => number,
+  ) {
+    const { transcript } = query;
+    this.timings = {
+      endOfSpeech: transcript.endOfSpeechAt,
+      transcriptionRequest: transcript.transcriptionRequestAt,
+      transcript: transcript.transcriptAt,
+      chatRequest: now(),
+    };
+  }
+
+  reply(event: ReplyEvent): void {
+    if (event.type === 'text') this.timings.firstToken ??= this.now();
+    if (event.type === 'done') this.usage = event.usage;
+  }
+
+  sentence(sentence: Sentence): void {
+    this.timings.firstSentence ??= this.now();
+    this.sentences.push(sentence);
+  }
+
+  synthesis(sentence: Sentence): void {
+    if (sentence.index === 0) this.timings.ttsRequest = this.now();
+  }
+
+  audio(): void {
+    this.timings.firstAudioByte ??= this.now();
+  }
+
+  /** A sentence's audio written to the player; true for the first write of the turn, when hark starts speaking. */
+  placed(placement: Placement, playback: PlaybackPosition): boolean {
+    this.placements.set(placement.sentence.index, placement);
+    if (this.timings.firstWrite !== undefined) return false;
+    this.timings.firstWrite = this.now();
+    const aheadMs = ((placement.startSample - playback.playedSamples()) / playback.sampleRateHz) * 1000;
+    this.timings.firstPlayed = this.timings.firstWrite + Math.max(0, aheadMs);
+    return true;
+  }
+
+  /** The turn as it ended; call before the player drops what was not played. */
+  finish(
+    interrupted: Interruption | false,
+    failed: Error | undefined,
+    playback: PlaybackPosition,
+    stoppedAt: number | undefined,
+  ): Turn {
+    const playedSample = playback.playedSamples();
+    return {
+      query: this.query,
+      reply: this.sentences.map((s) => s.text).join(' '),
+      heard: heardText(this.timeline(playback.sampleRateHz), playedSample).text,
+      interrupted,
+      failed,
+      usage: this.usage,
+      timings: this.timings,
+      sentences: this.sentences.length,
+      stoppedAt,
+      endedAt: this.now(),
+      audioMs: this.audioMs(playedSample, playback.sampleRateHz),
+    };
+  }
+
+  private audioMs(playedSample: number, sampleRateHz: number): Turn['audioMs'] {
+    const toMs = (samples: number): number => Math.round((samples / sampleRateHz) * 1000);
+    let written = 0;
+    let played = 0;
+    for (const p of this.placements.values()) {
+      written += p.endSample - p.startSample;
+      played += Math.max(0, Math.min(playedSample, p.endSample) - p.startSample);
+    }
+    return { written: toMs(written), played: toMs(played) };
+  }
+
+  /** Sentences on the timeline; one still arriving gets its length estimated from the speech rate so far. */
+  private timeline(sampleRateHz: number): PlacedSentence[] {
+    const all = [...this.placements.values()].sort((a, b) => a.sentence.index - b.sentence.index);
+    const done = all.filter((p) => p.final);
+    const chars = done.reduce((sum, p) => sum + p.sentence.text.length, 0);
+    const samples = done.reduce((sum, p) => sum + (p.endSample - p.startSample), 0);
+    const perChar = chars > 0 && samples > 0 ? samples / chars : (sampleRateHz * DEFAULT_MS_PER_CHAR) / 1000;
+    return all.map((p) => ({
+      text: p.sentence.text,
+      startSample: p.startSample,
+      endSample: p.final
+        ? p.endSample
+        : Math.max(p.endSample, p.startSample + Math.round(p.sentence.text.length * perChar)),
+    }));
+  }
+}

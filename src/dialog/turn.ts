@@ -1,0 +1,79 @@
+import type { TokenUsage } from '../contract/reply.js';
+
+/** What the assistant is doing, as the user would describe it. */
+export type AssistantState = 'listening' | 'thinking' | 'speaking';
+
+/** What hark heard the user say in one utterance, with the moments latency is measured from. */
+export interface Transcript {
+  utteranceId: number;
+  text: string;
+  /** Transcription requests made (more than one for speech longer than 30 s). */
+  parts: number;
+  audioMs: number;
+  /** When the end of speech was detected (monotonic ms). */
+  endOfSpeechAt: number;
+  /** When the last transcription request was handed to the client. */
+  transcriptionRequestAt: number;
+  transcriptAt: number;
+}
+
+/**
+ * What the user asked hark: a transcript the gate let through, with any wake phrase taken off
+ * and the words of a query cut off before hark answered put in front.
+ */
+export interface Query {
+  text: string;
+  transcript: Transcript;
+}
+
+/** What cut a turn short: the user talking over it, their next query, a stop phrase, or hark stopping. */
+export type Interruption = 'speech' | 'query' | 'stop' | 'shutdown';
+
+/** Monotonic times (ms) of each step of a turn. */
+export interface TurnTimings {
+  endOfSpeech: number;
+  transcriptionRequest: number;
+  transcript: number;
+  chatRequest?: number;
+  firstToken?: number;
+  firstSentence?: number;
+  ttsRequest?: number;
+  firstAudioByte?: number;
+  firstWrite?: number;
+  firstPlayed?: number;
+}
+
+/** One exchange: a query and hark's reply to it, from the chat request to the last sample played or the cut. */
+export interface Turn {
+  query: Query;
+  /** Everything the reply would have said. */
+  reply: string;
+  /** What the user heard of it. */
+  heard: string;
+  interrupted: Interruption | false;
+  failed: Error | undefined;
+  usage: TokenUsage | undefined;
+  timings: TurnTimings;
+  sentences: number;
+  /** When playback was stopped, for a turn cut short (monotonic ms). */
+  stoppedAt: number | undefined;
+  /** When the turn was over (monotonic ms). */
+  endedAt: number;
+  /** Audio of this turn handed to the player, and how much of it was played. */
+  audioMs: { written: number; played: number };
+}
+
+/** Milliseconds from the end of speech to each step, rounded; steps that did not happen are left out. */
+export function turnLatencies(turn: Turn): Record<string, number> {
+  const { timings } = turn;
+  const steps: [string, number | undefined][] = [
+    ['transcript', timings.transcript],
+    ['firstToken', timings.firstToken],
+    ['firstSentence', timings.firstSentence],
+    ['firstAudioByte', timings.firstAudioByte],
+    ['firstSamplePlayed', timings.firstPlayed],
+  ];
+  const latencies: Record<string, number> = {};
+  for (const [step, at] of steps) if (at !== undefined) latencies[step] = Math.round(at - timings.endOfSpeech);
+  return latencies;
+}

@@ -1,0 +1,20 @@
+import { map, withLatestFrom, type Observable, type OperatorFunction } from 'rxjs';
+import type { Conversation } from '../dialog/conversation.js';
+import { admit, type GatePolicy } from '../dialog/gate.js';
+import type { AssistantState } from '../dialog/turn.js';
+import { type GateEvent, type TranscriptEvent, ofType } from './events.js';
+
+/** Transcripts → the gate's verdict on each, given what hark is doing and what the conversation remembers. */
+export function admitTranscripts(
+  policy: GatePolicy,
+  state: Observable<AssistantState>,
+  conversation: Observable<Conversation>,
+  now: () => number,
+): OperatorFunction<TranscriptEvent, GateEvent> {
+  return (events) =>
+    events.pipe(
+      ofType('transcript'),
+      withLatestFrom(state, conversation),
+      map(([{ transcript }, current, remembered]) => admit(transcript, current, remembered, now(), policy)),
+    );
+}

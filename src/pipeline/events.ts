@@ -1,0 +1,35 @@
+import { filter, type OperatorFunction } from 'rxjs';
+import type { Verdict } from '../dialog/gate.js';
+import type { AssistantState, Transcript, Turn } from '../dialog/turn.js';
+import type { SegmenterEvent } from '../listen/segmenter.js';
+
+/** Every event that flows through the voice loop, each discriminated by `type`. */
+
+/** What the segmenter makes of the microphone: speech under way, an utterance, or a blip dropped. */
+export type ListenEvent = SegmenterEvent;
+
+/** What transcription made of an utterance. */
+export type TranscriptEvent =
+  | { type: 'transcript'; transcript: Transcript }
+  /** Speech that transcribed to nothing: never reaches the chat model. */
+  | { type: 'empty'; utteranceId: number; audioMs: number }
+  | { type: 'transcription-failed'; utteranceId: number; error: Error };
+
+/** The gate's decision about a transcript: a query, a wake phrase alone, a stop, or nothing. */
+export type GateEvent = Verdict;
+
+export type TurnEvent =
+  | { type: 'state'; state: AssistantState }
+  /** A turn is over, however it ended. */
+  | { type: 'turn'; turn: Turn }
+  /** The user talked over hark: where the interrupting speech began (stream ms) and how long stopping took. */
+  | { type: 'barge-in'; onsetMs: number; onsetToStopMs: number | undefined; heardMs: number };
+
+export type AssistantEvent = ListenEvent | TranscriptEvent | GateEvent | TurnEvent;
+
+/** Only the events of the given types, typed as such. */
+export function ofType<E extends { type: string }, K extends E['type']>(
+  ...types: K[]
+): OperatorFunction<E, Extract<E, { type: K }>> {
+  return filter((event): event is Extract<E, { type: K }> => (types as string[]).includes(event.type));
+}

@@ -1,0 +1,35 @@
+import type { Transcript, Turn } from '../../src/dialog/turn.js';
+
+export function transcript(text: string): Transcript {
+  return {
+    utteranceId: 1,
+    text,
+    parts: 1,
+    audioMs: 1000,
+    endOfSpeechAt: 0,
+    transcriptionRequestAt: 0,
+    transcriptAt: 0,
+  };
+}
+
+/** A turn over "what time is it?" that ended at `endedAt`; cut turns heard `heard`. */
+export function turnEndingAt(
+  endedAt: number,
+  interrupted: Turn['interrupted'] = false,
+  heard = interrupted ? '' : 'Noon.',
+  failed?: Error,
+): Turn {
+  return {
+    query: { text: 'what time is it?', transcript: transcript('Hey hark, what time is it?') },
+    reply: 'Noon. Lunch time.',
+    heard,
+    interrupted,
+    failed,
+    usage: undefined,
+    timings: { endOfSpeech: 0, transcriptionRequest: 0, transcript: 0 },
+    sentences: 2,
+    stoppedAt: undefined,
+    endedAt,
+    audioMs: { written: 500, played: 500 },
+  };
+}

@@ -1,0 +1,246 @@
+import { describe, expect, it } from 'vitest';
+import { NEVER, tap, type Observable } from 'rxjs';
+import type { ColdObservable } from 'rxjs/internal/testing/ColdObservable';
+import type { TestScheduler } from 'rxjs/testing';
+import { defaultConfig, type HarkConfig } from '../../../src/config/schema.js';
+import type { ReplyEvent } from '../../../src/contract/reply.js';
+import { INTERRUPTED_MARK, type Message } from '../../../src/dialog/conversation.js';
+import type { Turn } from '../../../src/dialog/turn.js';
+import { assistant } from '../../../src/pipeline/assistant.js';
+import type { AssistantEvent } from '../../../src/pipeline/events.js';
+import type { TranscribeResult, Vad } from '../../../src/pipeline/ports.js';
+import { silentLogger } from '../../../src/system/logger.js';
+import { FakePlayer, RecordingEarcons, pcm } from '../../helpers/fakes.js';
+import { testScheduler } from './marbles.js';
+
+/**
+ * The whole voice loop on virtual time. Each marble frame of the input is one 512-sample VAD
+ * frame (32 ms of audio) whose samples hold a marker the fake VAD reads as its score: `s` is
+ * speech (0.9), `q` quiet (0.1). Speech needs 2 frames, 2 quiet frames end it, and 3 frames of
+ * speech over hark's voice cut it. hark speaks at 1 kHz: a sentence is 10 ms of audio, each
+ * marble frame one sample played.
+ */
+const frame = (marker: number): Buffer => Buffer.from(new Int16Array(512).fill(marker).buffer);
+const AUDIO = { s: frame(90), q: frame(10) };
+const vad: Vad = {
+  name: 'energy',
+  frameSamples: 512,
+  probability: (samples) => (samples[0] as number) / 100,
+  reset: () => undefined,
+  close: async () => undefined,
+};
+
+function config(change?: (c: HarkConfig) => void): HarkConfig {
+  const c = defaultConfig();
+  c.vad = { ...c.vad, minSpeechMs: 64, endSilenceMs: 64, preRollMs: 0, trailingSilenceMs: 0 };
+  c.bargeIn.minSpeechMs = 96;
+  c.speech.lowWaterMs = 3;
+  change?.(c);
+  return c;
+}
+
+const text = (t: string): ReplyEvent => ({ type: 'text', text: t });
+const DONE: ReplyEvent = {
+  type: 'done',
+  stopReason: 'stop',
+  usage: { inputTokens: 9, outputTokens: 12, totalTokens: 21 },
+};
+const THREE = {
+  a: text('First sentence is here. '),
+  b: text('Second sentence is here. '),
+  c: text('Third one ends it.'),
+  d: DONE,
+};
+
+interface Script {
+  transcripts: string[];
+  /** One marble reply per chat request, with THREE's values. */
+  replies: string[];
+  /** Marbles of each sentence's synthesis (default: 10 ms of audio after 2 frames). */
+  synth?: (sentence: string) => string;
+}
+
+interface Run {
+  events: { at: number; event: AssistantEvent }[];
+  /** When the loop completed. */
+  completedAt: number | undefined;
+  turns: Turn[];
+  /** What each chat request was asked. */
+  asked: Message[][];
+  replies: ColdObservable<ReplyEvent>[];
+  synth: Map<string, ColdObservable<Buffer>>;
+  player: FakePlayer;
+  earcons: RecordingEarcons;
+}
+
+function run(
+  input: string,
+  script: Script,
+  options: { queue?: boolean; config?: HarkConfig; shutdown?: string } = {},
+): Run {
+  const scheduler: TestScheduler = testScheduler();
+  const result: Run = {
+    events: [],
+    completedAt: undefined,
+    turns: [],
+    asked: [],
+    replies: [],
+    synth: new Map(),
+    player: new FakePlayer(1000, () => scheduler.now()),
+    earcons: new RecordingEarcons(),
+  };
+  scheduler.run(({ cold, hot }) => {
+    const transcripts = [...script.transcripts];
+    const replies = [...script.replies];
+    const loop = hot(input, AUDIO).pipe(
+      assistant({
+        config: options.config ?? config(),
+        vad,
+        transcriber: {
+          transcribe: (): Observable<TranscribeResult> => cold('-(r|)', { r: { text: transcripts.shift() ?? '' } }),
+        },
+        replyModel: {
+          reply: (messages) => {
+            result.asked.push(messages);
+            const reply = cold<ReplyEvent>(replies.shift() ?? '(d|)', THREE);
+            result.replies.push(reply);
+            return reply;
+          },
+        },
+        synthesizer: {
+          sampleRateHz: 1000,
+          synthesize: (sentence) => {
+            const request = cold<Buffer>(
+              script.synth?.(sentence) ?? '--x|',
+              { x: pcm(10, 1000) },
+              new Error('tts failed'),
+            );
+            result.synth.set(sentence, request);
+            return request;
+          },
+        },
+        player: result.player,
+        earcons: result.earcons,
+        logger: silentLogger,
+        queue: options.queue ?? false,
+        shutdown: options.shutdown ? hot(options.shutdown) : NEVER,
+        now: () => scheduler.now(),
+      }),
+      tap((event) => {
+        result.events.push({ at: scheduler.now(), event });
+        if (event.type === 'turn') result.turns.push(event.turn);
+      }),
+    );
+    loop.subscribe({ complete: () => (result.completedAt = scheduler.now()) });
+  });
+  return result;
+}
+
+const statesOf = (r: Run): string[] =>
+  r.events.flatMap(({ at, event }) => (event.type === 'state' ? [`${at}:${event.state}`] : []));
+
+describe('the assistant, microphone to speaker', () => {
+  it('a plain turn: speech becomes a query, and the reply is spoken sentence by sentence', () => {
+    // Speech at 0-2, its end at 4; transcript at 5; the reply's tokens at 6, 8, 10; each sentence
+    // plays 10 ms from when its audio arrives (10-20, 20-30, 30-40).
+    const r = run('sssqq------------------------------------------|', {
+      transcripts: ['Tell me three things.'],
+      replies: ['-a-b-(cd|)'],
+    });
+    expect(r.asked).toEqual([[{ role: 'user', text: 'Tell me three things.' }]]);
+    expect(statesOf(r)).toEqual(['5:thinking', '10:speaking', '40:listening']);
+    expect(r.turns).toHaveLength(1);
+    expect(r.turns[0]).toMatchObject({
+      reply: 'First sentence is here. Second sentence is here. Third one ends it.',
+      heard: 'First sentence is here. Second sentence is here. Third one ends it.',
+      interrupted: false,
+      failed: undefined,
+      usage: { inputTokens: 9, outputTokens: 12, totalTokens: 21 },
+      sentences: 3,
+      timings: { chatRequest: 5, firstToken: 6, firstSentence: 8, ttsRequest: 8, firstAudioByte: 10, firstWrite: 10 },
+    });
+    expect(r.earcons.played).toEqual(['listening', 'thinking']);
+    expect(r.player.stops).toBe(0);
+  });
+
+  it('barge-in: the reply and its synthesis are unsubscribed, the audio stops, and the history keeps what was heard', () => {
+    // hark speaks from 10 (first sentence 10-20, second 20-30); the user talks over it at 22-24,
+    // which cuts the turn at 24 (3 frames), 4 samples into "Second sentence is here.".
+    const r = run('sssqq-----------------sssqq-----------------------------|', {
+      transcripts: ['Tell me three things.', 'What about four?'],
+      replies: ['-a-b-c----------------(d|)', '(d|)'],
+    });
+    const [first, second] = r.turns;
+    expect(first).toMatchObject({ interrupted: 'speech', heard: 'First sentence is here. Second' });
+    expect(first?.audioMs.played).toBeLessThan(first?.audioMs.written ?? 0);
+    expect(r.replies[0]?.subscriptions.map((s) => [s.subscribedFrame, s.unsubscribedFrame])).toEqual([[5, 24]]);
+    expect(r.player.stops).toBe(1);
+    expect(r.asked[1]).toEqual([
+      { role: 'user', text: 'Tell me three things.' },
+      { role: 'assistant', text: `First sentence is here. Second${INTERRUPTED_MARK}` },
+      { role: 'user', text: 'What about four?' },
+    ]);
+    expect(second?.interrupted).toBe(false);
+    expect(r.events.find(({ event }) => event.type === 'barge-in')?.at).toBe(24);
+  });
+
+  it('a query cut before hark said anything is carried into the next one', () => {
+    // The reply has not started when the user goes on talking (7-9): nothing was heard.
+    const r = run('sssqq--sssqq----------------------------------------|', {
+      transcripts: ['Add eggs', 'and milk to the list.'],
+      replies: ['-------(cd|)', '(cd|)'],
+    });
+    expect(r.turns.map((t) => t.interrupted)).toEqual(['speech', false]);
+    expect(r.asked[1]).toEqual([{ role: 'user', text: 'Add eggs and milk to the list.' }]);
+  });
+
+  it('a stop phrase ends the reply without a new query and carries nothing', () => {
+    // "Stop." (22-23) is too short to barge in, but the stop phrase itself ends the reply at 26.
+    const r = run('sssqq-----------------ssqq----------sssqq----------------------------|', {
+      transcripts: ['Tell me three things.', 'Stop.', 'Hello.'],
+      replies: ['-a-b-----------------(cd|)', '(cd|)'],
+    });
+    expect(r.turns[0]?.interrupted).toBe('stop');
+    expect(r.turns[0]?.stoppedAt).toBe(26);
+    expect(r.asked).toHaveLength(2);
+    expect(r.asked[1]?.at(-1)).toEqual({ role: 'user', text: 'Hello.' });
+  });
+
+  it('with --fast, queries queue and nothing cuts a turn', () => {
+    const r = run(
+      'sssqq-sssqq----------------------------------------------------------------------------|',
+      { transcripts: ['One?', 'Two?'], replies: ['-a-b-(cd|)', '-a-b-(cd|)'] },
+      { queue: true },
+    );
+    expect(r.turns.map((t) => [t.query.text, t.interrupted, t.heard.length > 0])).toEqual([
+      ['One?', false, true],
+      ['Two?', false, true],
+    ]);
+    expect(r.asked[1]?.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(r.player.stops).toBe(0);
+  });
+
+  it('a failed synthesis ends the turn with the error earcon and the reason; the next turn works', () => {
+    const r = run('sssqq------------------------------sssqq------------------------------|', {
+      transcripts: ['First?', 'Second?'],
+      replies: ['-a-b-(cd|)', '-(cd|)'],
+      synth: (sentence) => (sentence.startsWith('Second') ? '-#' : '--x|'),
+    });
+    expect(r.turns[0]?.failed?.message).toBe('tts failed');
+    expect(r.turns[0]?.interrupted).toBe(false);
+    expect(r.earcons.played).toEqual(['listening', 'thinking', 'error', 'thinking']);
+    expect(r.turns[1]).toMatchObject({ failed: undefined, heard: 'Third one ends it.' });
+  });
+
+  it('shutdown mid-reply: the turn is cut and recorded, and the loop ends though the microphone would go on', () => {
+    const r = run(
+      'sssqq----------------------------------------------------',
+      { transcripts: ['Tell me three things.'], replies: ['-a-b-c----------------(d|)'] },
+      { shutdown: '---------------------x' },
+    );
+    expect(r.turns).toHaveLength(1);
+    expect(r.turns[0]).toMatchObject({ interrupted: 'shutdown', stoppedAt: 21 });
+    expect(r.replies[0]?.subscriptions.map((s) => s.unsubscribedFrame)).toEqual([21]);
+    expect(r.completedAt).toBe(21);
+  });
+});

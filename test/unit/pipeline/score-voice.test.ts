@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { map } from 'rxjs';
+import type { Vad } from '../../../src/pipeline/ports.js';
+import { scoreVoice } from '../../../src/pipeline/score-voice.js';
+import { silentLogger } from '../../../src/system/logger.js';
+import { testScheduler } from './marbles.js';
+
+describe('scoreVoice', () => {
+  it('scores frames in order with a synchronous VAD, and unsubscribes upstream when cancelled', () => {
+    const vad: Vad = {
+      name: 'energy',
+      frameSamples: 2,
+      probability: (f) => ((f[0] as number) > 0 ? 0.9 : 0.1),
+      reset: () => undefined,
+      close: async () => undefined,
+    };
+    testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const source = hot('-a-b-a', { a: Int16Array.of(5, 5), b: Int16Array.of(0, 0) });
+      const scored = source.pipe(
+        scoreVoice(vad, silentLogger, -50),
+        map((f) => f.probability),
+      );
+      expectObservable(scored, '^----!').toBe('-x-y-', { x: 0.9, y: 0.1 });
+      expectSubscriptions(source.subscriptions).toBe('^----!');
+    });
+  });
+
+  it('falls back to the energy VAD when the model fails, and keeps scoring', async () => {
+    const vad: Vad = {
+      name: 'silero',
+      frameSamples: 512,
+      probability: () => Promise.reject(new Error('onnx session lost')),
+      reset: () => undefined,
+      close: async () => undefined,
+    };
+    const { from, lastValueFrom, toArray } = await import('rxjs');
+    const loud = new Int16Array(512).map((_, i) => (i % 2 ? 12000 : -12000));
+    const scored = await lastValueFrom(
+      from([loud, new Int16Array(512)]).pipe(scoreVoice(vad, silentLogger, -50), toArray()),
+    );
+    expect(scored.map((s) => s.probability)).toEqual([1, 0]);
+  });
+});

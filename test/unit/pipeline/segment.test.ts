@@ -1,0 +1,110 @@
+import { describe, it } from 'vitest';
+import { map, of } from 'rxjs';
+import type { SegmenterEvent, ScoredFrame } from '../../../src/listen/segmenter.js';
+import { ofType } from '../../../src/pipeline/events.js';
+import { segment } from '../../../src/pipeline/segment.js';
+import { userSpeaking } from '../../../src/pipeline/user-speaking.js';
+import { testScheduler } from './marbles.js';
+
+/** 10-sample frames at 1 kHz: one frame is 10 ms, so marble frames and audio frames line up. */
+const CONFIG = {
+  sampleRateHz: 1000,
+  startThreshold: 0.5,
+  stopThreshold: 0.35,
+  speakingStartThreshold: 0.8,
+  minSpeechMs: 30,
+  endSilenceMs: 30,
+  preRollMs: 20,
+};
+const frame = (probability: number, marker: number): ScoredFrame => ({
+  samples: new Int16Array(10).fill(marker),
+  probability,
+});
+const FRAMES = { s: frame(0.9, 1), q: frame(0.1, 0), m: frame(0.6, 2) };
+const summary = (event: SegmenterEvent): string =>
+  event.type === 'speech'
+    ? `S${event.durationMs}`
+    : event.type === 'utterance'
+      ? `U${event.utterance.samples.length}${event.utterance.final ? '' : '+'}`
+      : `D${event.voicedMs}`;
+const listening = { speaking: false, listening: true };
+
+describe('segment', () => {
+  it('turns speech between silences into an utterance with pre-roll and trailing silence', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const frames = hot('qqqsssqqqq|', FRAMES);
+      const events = frames.pipe(segment(CONFIG, of(listening)), map(summary));
+      // Onset at frame 3; pre-roll 2 frames; speech 3 frames; silence ends it after 3 frames.
+      expectObservable(events).toBe('---abc--u-|', { a: 'S10', b: 'S20', c: 'S30', u: 'U80' });
+    });
+  });
+
+  it('drops a blip shorter than minSpeechMs', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const events = hot('qsqqqq|', FRAMES).pipe(segment(CONFIG, of(listening)), map(summary));
+      expectObservable(events).toBe('-a--d-|', { a: 'S10', d: 'D10' });
+    });
+  });
+
+  it('needs the raised threshold while hark is speaking', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const events = hot('mmmmqqq|', FRAMES).pipe(
+        segment(CONFIG, of({ speaking: true, listening: true })),
+        map(summary),
+      );
+      expectObservable(events).toBe('-------|');
+    });
+  });
+
+  it('hears nothing while not listening (half-duplex playback)', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const events = hot('ssssqqq|', FRAMES).pipe(
+        segment(CONFIG, of({ speaking: true, listening: false })),
+        map(summary),
+      );
+      expectObservable(events).toBe('-------|');
+    });
+  });
+
+  it('ends speech still going when the input ends, and unsubscribes upstream when cancelled', () => {
+    testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const frames = hot('sssss|', FRAMES);
+      const events = frames.pipe(segment(CONFIG, of(listening)), map(summary));
+      expectObservable(events).toBe('abcde(u|)', { a: 'S10', b: 'S20', c: 'S30', d: 'S40', e: 'S50', u: 'U50' });
+      const cancelled = hot('sssss|', FRAMES);
+      expectObservable(cancelled.pipe(segment(CONFIG, of(listening)), map(summary)), '^-!').toBe('ab', {
+        a: 'S10',
+        b: 'S20',
+      });
+      expectSubscriptions(cancelled.subscriptions).toBe('^-!');
+    });
+  });
+
+  it('cuts a monologue longer than the maximum into parts, the last one final', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const frames = hot('ssssssssqqq|', FRAMES);
+      const events = frames.pipe(
+        segment({ ...CONFIG, maxUtteranceMs: 60 }, of(listening)),
+        ofType('utterance'),
+        map(({ utterance: u }) => `${u.part}${u.final ? 'F' : ''}`),
+      );
+      expectObservable(events).toBe('-----a----b|', { a: '0', b: '1F' });
+    });
+  });
+});
+
+describe('userSpeaking', () => {
+  it('turns true once speech lasts the barge-in minimum and false when it ends', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const events = hot('qqsssssqqq|', FRAMES).pipe(segment(CONFIG, of(listening)));
+      expectObservable(events.pipe(userSpeaking(40))).toBe('-----t---f|', { t: true, f: false });
+    });
+  });
+
+  it('stays false for speech shorter than the minimum', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const events = hot('qsssqqq|', FRAMES).pipe(segment(CONFIG, of(listening)));
+      expectObservable(events.pipe(userSpeaking(40))).toBe('-------|');
+    });
+  });
+});

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { type Observable, map } from 'rxjs';
+import type { Utterance } from '../../../src/listen/segmenter.js';
+import type { TranscribeResult, Transcriber } from '../../../src/pipeline/ports.js';
+import type { TranscriptEvent } from '../../../src/pipeline/events.js';
+import { transcribeUtterances } from '../../../src/pipeline/transcribe-utterances.js';
+import { promptTail } from '../../../src/listen/transcript.js';
+import { silentLogger } from '../../../src/system/logger.js';
+import { testScheduler } from './marbles.js';
+
+const utterance = (id: number, part: number, final: boolean): Utterance => ({
+  id,
+  part,
+  final,
+  samples: new Int16Array(1600),
+  sampleRateHz: 16000,
+  onsetMs: 0,
+  endMs: 100,
+});
+const summary = (event: TranscriptEvent): string =>
+  event.type === 'transcript'
+    ? `${event.transcript.text}|${event.transcript.parts}`
+    : event.type === 'transcription-failed'
+      ? 'failed'
+      : event.type;
+const clock = (): number => 0;
+
+/** A transcriber whose every call is the next of the given cold observables; it notes each prompt. */
+function scripted(calls: Observable<TranscribeResult>[]): Transcriber & { prompts: (string | undefined)[] } {
+  const prompts: (string | undefined)[] = [];
+  return {
+    prompts,
+    transcribe: (_wav, prompt) => {
+      prompts.push(prompt);
+      const next = calls.shift();
+      if (!next) throw new Error('unexpected transcription call');
+      return next;
+    },
+  };
+}
+
+describe('transcribeUtterances', () => {
+  it("joins a long monologue's parts into one transcript, each part prompted with the tail so far", () => {
+    const first = 'the first half of a long story that goes on and on about many things';
+    let transcriber: ReturnType<typeof scripted> | undefined;
+    testScheduler().run(({ cold, hot, expectObservable }) => {
+      transcriber = scripted([
+        cold('--(r|)', { r: { text: first } }),
+        cold('--(r|)', { r: { text: 'and its end.' } }),
+        cold('--(r|)', { r: { text: 'Next question?' } }),
+      ]);
+      const heard = hot('-a--b-----c|', {
+        a: utterance(1, 0, false),
+        b: utterance(1, 1, true),
+        c: utterance(2, 0, true),
+      });
+      expectObservable(heard.pipe(transcribeUtterances(transcriber, silentLogger, clock), map(summary))).toBe(
+        '------x-----(y|)',
+        {
+          x: `${first} and its end.|2`,
+          y: 'Next question?|1',
+        },
+      );
+    });
+    expect(transcriber?.prompts).toEqual([undefined, promptTail(first), undefined]);
+  });
+
+  it('never lets an empty transcript through', () => {
+    testScheduler().run(({ cold, hot, expectObservable }) => {
+      const transcriber = scripted([cold('-(r|)', { r: { text: ' … ' } })]);
+      const heard = hot('-a|', { a: utterance(1, 0, true) });
+      expectObservable(heard.pipe(transcribeUtterances(transcriber, silentLogger, clock), map(summary))).toBe(
+        '--(e|)',
+        {
+          e: 'empty',
+        },
+      );
+    });
+  });
+
+  it('reports a failed transcription and skips the rest of that speech, then carries on', () => {
+    testScheduler().run(({ cold, hot, expectObservable }) => {
+      const transcriber = scripted([cold('-#', {}, new Error('503')), cold('-(r|)', { r: { text: 'Hello.' } })]);
+      const heard = hot('-a-b-c|', { a: utterance(1, 0, false), b: utterance(1, 1, true), c: utterance(2, 0, true) });
+      expectObservable(heard.pipe(transcribeUtterances(transcriber, silentLogger, clock), map(summary))).toBe(
+        '--f---(t|)',
+        {
+          f: 'failed',
+          t: 'Hello.|1',
+        },
+      );
+    });
+  });
+
+  it('stamps the end of speech and the transcript with the clock it is given', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      const transcriber = scripted([cold('---(r|)', { r: { text: 'Timed.' } })]);
+      const heard = hot('--a|', { a: utterance(1, 0, true) });
+      const times = heard.pipe(
+        transcribeUtterances(transcriber, silentLogger, () => scheduler.now()),
+        map((e) => (e.type === 'transcript' ? `${e.transcript.endOfSpeechAt}-${e.transcript.transcriptAt}` : '')),
+      );
+      expectObservable(times).toBe('-----(t|)', { t: '2-5' });
+    });
+  });
+
+  it('unsubscribing aborts the transcription in flight', () => {
+    testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const call = cold('-----(r|)', { r: { text: 'never' } });
+      const heard = hot('-a', { a: utterance(1, 0, true) });
+      expectObservable(heard.pipe(transcribeUtterances(scripted([call]), silentLogger, clock)), '^---!').toBe('-');
+      expectSubscriptions(call.subscriptions).toBe('-^--!');
+    });
+  });
+});
