@@ -61,7 +61,7 @@ export async function memoryRun(turns: number): Promise<RunResult> {
     realtime: false,
     keepOutcomes: false,
   });
-  completed = loop.completedTurns;
+  completed = () => loop.completedTurns();
   for (let i = 0; i < turns; i++) await loop.sim.transcript(`Turn ${i + 1}: what is the weather like?`);
   await runToEnd(loop);
   await loop.close();

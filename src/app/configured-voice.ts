@@ -1,5 +1,4 @@
 import type { HarkConfig } from '../config/schema.js';
-import type { SpeechSampleRate } from '../contract/limits.js';
 import type { SpeechRequest, VoiceReference } from '../contract/wire.js';
 import type { Logger } from '../system/logger.js';
 import { prepareReference } from '../voice/reference.js';
@@ -37,7 +36,7 @@ export function speechRequest(text: string, speech: HarkConfig['speech'], refere
     input: text,
     model: speech.model,
     response_format: 'pcm',
-    sample_rate: speech.sampleRateHz as SpeechSampleRate,
+    sample_rate: speech.sampleRateHz,
     speed: speech.speed,
     volume: speech.volume,
     pitch: speech.pitch,

@@ -38,14 +38,15 @@ export class FilePlayer extends ClockedPlayer {
     this.queue = [];
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.catchUp();
     clearInterval(this.timer);
     this.closed = true;
     const header = wavHeader(this.fileSamples * 2, this.sampleRateHz);
     writeSync(this.fd, header, 0, header.length, 0);
     closeSync(this.fd);
+    return Promise.resolve();
   }
 
   /** Moves what the clock has played from the queue to the file. */

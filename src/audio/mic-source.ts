@@ -40,9 +40,9 @@ export function recorderDefinition(recorder: MicOptions['recorder']): string {
 
 export function micSource(options: MicOptions): Observable<Buffer> {
   const require = createRequire(import.meta.url);
-  const { record } = require('node-record-lpcm16') as RecordModule;
+  const recorder = require('node-record-lpcm16') as RecordModule;
   const open = new Observable<Buffer>((subscriber) => {
-    const recording = record({
+    const recording = recorder.record({
       sampleRate: options.sampleRateHz,
       channels: 1,
       audioType: 'raw',

@@ -1,5 +1,4 @@
-import type { Verdict } from './gate.js';
-import type { Turn } from './turn.js';
+import type { Turn, Verdict } from './turn.js';
 
 /** One message of the conversation as hark keeps it: plain text, as the user said it and as the user heard hark. */
 export interface Message {

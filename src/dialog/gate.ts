@@ -1,14 +1,6 @@
 import { isStopPhrase, matchWakePhrase } from '../listen/wake-phrase.js';
 import type { Conversation } from './conversation.js';
-import type { AssistantState, Query, Transcript } from './turn.js';
-
-export type Verdict =
-  | { type: 'query'; query: Query }
-  /** The wake phrase alone: hark acknowledges it and listens for the question. */
-  | { type: 'wake'; phrase: string }
-  /** "stop" while hark spoke, or just after the user talked over it: nothing more to do. */
-  | { type: 'stop'; transcript: Transcript }
-  | { type: 'ignored'; reason: string; transcript: Transcript };
+import type { AssistantState, Transcript, Verdict } from './turn.js';
 
 export interface GatePolicy {
   wakePhrases: readonly string[];

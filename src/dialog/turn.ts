@@ -29,6 +29,15 @@ export interface Query {
 /** What cut a turn short: the user talking over it, their next query, a stop phrase, or hark stopping. */
 export type Interruption = 'speech' | 'query' | 'stop' | 'shutdown';
 
+/** The gate's decision about a transcript. */
+export type Verdict =
+  | { type: 'query'; query: Query }
+  /** The wake phrase alone: hark acknowledges it and listens for the question. */
+  | { type: 'wake'; phrase: string }
+  /** "stop" while hark spoke, or just after the user talked over it: nothing more to do. */
+  | { type: 'stop'; transcript: Transcript }
+  | { type: 'ignored'; reason: string; transcript: Transcript };
+
 /** Monotonic times (ms) of each step of a turn. */
 export interface TurnTimings {
   endOfSpeech: number;

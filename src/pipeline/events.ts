@@ -1,6 +1,5 @@
 import { filter, type OperatorFunction } from 'rxjs';
-import type { Verdict } from '../dialog/gate.js';
-import type { AssistantState, Transcript, Turn } from '../dialog/turn.js';
+import type { Verdict, AssistantState, Transcript, Turn } from '../dialog/turn.js';
 import type { SegmenterEvent } from '../listen/segmenter.js';
 
 /** Every event that flows through the voice loop, each discriminated by `type`. */

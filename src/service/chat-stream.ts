@@ -74,7 +74,7 @@ export class ChatStreamReader {
 }
 
 export function readUsage(usage: Record<string, unknown>): TokenUsage {
-  const num = (key: string): number => (typeof usage[key] === 'number' ? (usage[key] as number) : 0);
+  const num = (key: string): number => (typeof usage[key] === 'number' ? usage[key] : 0);
   const inputTokens = num('prompt_tokens') || num('input_tokens');
   const outputTokens = num('completion_tokens') || num('output_tokens');
   return { inputTokens, outputTokens, totalTokens: num('total_tokens') || inputTokens + outputTokens };

@@ -104,7 +104,7 @@ function parsePayload(data: string): Record<string, unknown> {
 }
 
 function readSpeechUsage(usage: Record<string, unknown>): SpeechUsage {
-  const num = (key: string): number => (typeof usage[key] === 'number' ? (usage[key] as number) : 0);
+  const num = (key: string): number => (typeof usage[key] === 'number' ? usage[key] : 0);
   return {
     promptTokens: num('prompt_tokens'),
     completionTokens: num('completion_tokens'),

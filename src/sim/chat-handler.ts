@@ -1,7 +1,7 @@
 import { checkChatBody } from '../contract/rules/chat.js';
 import { admit, readJsonBody, type SimContext } from './context.js';
 import { SseWriter, type Exchange } from './exchange.js';
-import { allText, fragments, lastUserText, planReply, type ReplyPlan } from './plan.js';
+import { allText, fragments, lastUserText, planReply, textOf, type ReplyPlan } from './plan.js';
 
 const FINISH: Record<ReplyPlan['stopReason'], string> = {
   stop: 'stop',
@@ -22,7 +22,7 @@ export async function handleChat(ex: Exchange, ctx: SimContext): Promise<void> {
     seq: ex.record.seq,
     lastUserText: lastUserText(body.messages),
     promptText: allText(body.messages),
-    toolsOffered: tools.map((t: { function?: { name?: unknown } }) => String(t?.function?.name ?? '')),
+    toolsOffered: tools.map((t: { function?: { name?: unknown } }) => textOf(t?.function?.name)),
     thinkingDisabled: (body.thinking as { type?: unknown } | undefined)?.type === 'disabled',
   });
   const id = `chatcmpl-sim-${ex.record.seq}`;

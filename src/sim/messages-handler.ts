@@ -2,7 +2,7 @@ import { checkMessagesBody } from '../contract/rules/messages.js';
 import { LIMITS } from '../contract/limits.js';
 import { admit, readJsonBody, type SimContext } from './context.js';
 import { SseWriter, type Exchange } from './exchange.js';
-import { allText, fragments, lastUserText, planReply, type ReplyPlan } from './plan.js';
+import { allText, fragments, lastUserText, planReply, textOf, type ReplyPlan } from './plan.js';
 
 const STOP: Record<ReplyPlan['stopReason'], string> = {
   stop: 'end_turn',
@@ -24,7 +24,7 @@ export async function handleMessages(ex: Exchange, ctx: SimContext): Promise<voi
     seq: ex.record.seq,
     lastUserText: lastUserText(body.messages),
     promptText: allText(body.messages, body.system),
-    toolsOffered: toolChoice?.type === 'none' ? [] : tools.map((t: { name?: unknown }) => String(t?.name ?? '')),
+    toolsOffered: toolChoice?.type === 'none' ? [] : tools.map((t: { name?: unknown }) => textOf(t?.name)),
     thinkingDisabled: (body.thinking as { type?: unknown } | undefined)?.type === 'disabled',
     stopSequences: Array.isArray(body.stop_sequences) ? (body.stop_sequences as string[]) : [],
     maxTokens: typeof body.max_tokens === 'number' ? body.max_tokens : LIMITS.defaultMaxTokens,

@@ -69,6 +69,11 @@ export function fragments(text: string, size = 8): string[] {
   return out;
 }
 
+/** A field that should be text, as text ('' when it is not). */
+export function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
 /** Text of a message's content: a string, or the text parts/blocks of an array. */
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -76,7 +81,7 @@ export function contentText(content: unknown): string {
   return content
     .map((part: unknown) =>
       typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'text'
-        ? String((part as { text?: unknown }).text ?? '')
+        ? textOf((part as { text?: unknown }).text)
         : '',
     )
     .join(' ');

@@ -7,7 +7,7 @@
 
 const URL_PATTERN = /(?:https?:\/\/|www\.)[^\s<>()[\]]*[^\s<>()[\].,;:!?'"]/giu;
 const EMOJI =
-  /(?:\p{Extended_Pictographic}|\p{Regional_Indicator})(?:\u{FE0F}|\u{200D}(?:\p{Extended_Pictographic})|[\u{1F3FB}-\u{1F3FF}])*|[\u{FE0F}\u{200D}\u{20E3}]/gu;
+  /(?:\p{Extended_Pictographic}|\p{Regional_Indicator})(?:\u{FE0F}|\u{200D}(?:\p{Extended_Pictographic})|[\u{1F3FB}-\u{1F3FF}])*|\u{FE0F}|\u{200D}|\u{20E3}/gu;
 const ENTITIES: Record<string, string> = {
   '&amp;': '&',
   '&lt;': '<',
@@ -204,7 +204,7 @@ function safeInlineEnd(text: string): number {
   }
   const tag = text.lastIndexOf('<');
   if (tag > text.lastIndexOf('>') && tag !== -1) end = Math.min(end, tag);
-  while (end > 0 && /[*_~`&\uD800-\uDBFF\u200D\uFE0F]/.test(text[end - 1] ?? '')) end--;
+  while (end > 0 && /[*_~`&\uD800-\uDBFF]|\u200D|\uFE0F/.test(text[end - 1] ?? '')) end--;
   const entity = text.lastIndexOf('&');
   if (entity !== -1 && entity >= end - 6 && !text.slice(entity).includes(';')) end = Math.min(end, entity);
   return end;

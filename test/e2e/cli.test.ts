@@ -51,10 +51,23 @@ describe('hark CLI', () => {
     expect(result.stdout).toMatch(/^B +Ming-3\.0-audio-flash +chat +yes/m);
   });
 
-  it.each(['chat', 'say', 'transcribe', 'sim', 'models'])('%s --help explains itself', async (command) => {
-    const result = await runHark([command, '--help']);
+  it('--help lists every command with what it does', async () => {
+    const result = await runHark(['--help']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^Usage: hark ${command}`));
+    const commands = [
+      'run',
+      'demo',
+      'chat',
+      'say',
+      'transcribe',
+      'sim',
+      'models',
+      'voice',
+      'config',
+      'devices',
+      'doctor',
+    ];
+    for (const command of commands) expect(result.stdout).toMatch(new RegExp(`^  ${command}\\b.* {2}\\S`, 'm'));
   });
 
   it('without a key, says where to put one and exits 2', async () => {

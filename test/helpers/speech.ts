@@ -1,5 +1,5 @@
-import { resolve } from 'node:path';
-import { decodeFileToPcm } from '../../src/audio/ffmpeg.js';
+import { join, resolve } from 'node:path';
+import { decodeFileToPcm, runFfmpeg } from '../../src/audio/ffmpeg.js';
 import { samplesOf } from '../../src/audio/pcm.js';
 
 export const FIXTURES = resolve(import.meta.dirname, '../fixtures');
@@ -17,8 +17,6 @@ export async function fixtureSamples(path: string, sampleRateHz = 16000): Promis
  * speech would otherwise start with a step that a VAD may hear as speech.
  */
 export async function cleanUtteranceWav(dir: string): Promise<string> {
-  const { runFfmpeg } = await import('../../src/audio/ffmpeg.js');
-  const { join } = await import('node:path');
   const path = join(dir, 'utterance-clean.wav');
   await runFfmpeg(['-ss', '0.25', '-i', UTTERANCE, '-af', 'afade=t=in:d=0.015', '-ar', '16000', '-y', path]);
   return path;

@@ -101,8 +101,8 @@ function show(value: unknown): string {
     return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
   if (value === null) return 'null';
   if (Array.isArray(value)) return `an array of ${value.length}`;
-  if (typeof value === 'object') return 'an object';
-  return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return typeof value === 'object' ? 'an object' : typeof value;
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,0 +1,96 @@
+/**
+ * hark's layering, checked in CI (`npm run lint`). From the ground up:
+ *   contract/ (the service's published interface), system/, config/
+ *   audio/, listen/, speak/, dialog/, voice/, service/ (the client), sim/ (the stand-in)
+ *   pipeline/ (the voice loop's operators; outside capabilities only through ports)
+ *   app/ (the composition with real components), cli/ (the commands)
+ */
+
+/** Modules that compute and never do I/O: they may import only each other. */
+const PURE = [
+  '^src/contract/',
+  '^src/dialog/',
+  '^src/speak/',
+  '^src/config/schema\\.ts$',
+  '^src/listen/(segmenter|long-audio|transcript|wake-phrase|energy-vad|vad)\\.ts$',
+  '^src/audio/(pcm|frames|wav-header|playback-clock|mp3-duration)\\.ts$',
+];
+/** Packages that do no I/O either: zod (schemas) and path (string handling). */
+const PURE_PACKAGES = '^(node_modules/zod/|(node:)?path$)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'A cycle makes two modules one; split out what they share.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'pure-stays-pure',
+      severity: 'error',
+      comment: 'Pure modules (segmenter, sentence splitter, speakable filter, history, contract, ...) import nothing that does I/O.',
+      from: { path: PURE },
+      to: { pathNot: [...PURE, PURE_PACKAGES] },
+    },
+    {
+      name: 'only-app-and-cli-compose',
+      severity: 'error',
+      comment: 'Nothing below app/ imports app/, cli/ or pipeline/.',
+      from: { path: '^src/', pathNot: '^src/(app|cli|pipeline)/' },
+      to: { path: '^src/(app|cli|pipeline)/' },
+    },
+    {
+      name: 'pipeline-below-app',
+      severity: 'error',
+      from: { path: '^src/pipeline/' },
+      to: { path: '^src/(app|cli)/' },
+    },
+    {
+      name: 'app-below-cli',
+      severity: 'error',
+      from: { path: '^src/app/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'pipeline-sees-only-ports',
+      severity: 'error',
+      comment: 'Operators reach outside capabilities through pipeline/ports.ts; real implementations are wired in app/.',
+      from: { path: '^src/pipeline/' },
+      to: { pathNot: [...PURE, '^src/pipeline/', '^node_modules/rxjs/', '^src/system/logger\\.ts$'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'client-and-stand-in-share-only-the-contract',
+      severity: 'error',
+      comment: 'sim/ (the stand-in) and service/ (the client) judge requests by contract/ alone, so they cannot agree by accident.',
+      from: { path: '^src/sim/' },
+      to: { path: '^src/service/' },
+    },
+    {
+      name: 'client-knows-no-stand-in',
+      severity: 'error',
+      from: { path: '^src/service/' },
+      to: { path: '^src/sim/' },
+    },
+    {
+      name: 'no-orphans',
+      severity: 'error',
+      comment: 'A module nothing imports is dead code (entry points and child-process scripts excepted).',
+      from: {
+        orphan: true,
+        pathNot: ['\\.d\\.ts$', '^src/cli/main\\.ts$', '^src/audio/speaker-host\\.ts$', '^src/audio/recorders/'],
+      },
+      to: {},
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.build.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.cts', '.js', '.cjs', '.json'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+  },
+};

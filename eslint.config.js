@@ -1,0 +1,32 @@
+// ESLint with typescript-eslint's type-checked rules: a daemon must not lose a rejection.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'bench/dist/', 'bench/results/', 'coverage/', '**/node_modules/', 'eslint.config.js', '.dependency-cruiser.cjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // node-record-lpcm16 loads recorder definitions with require(): they are CommonJS by necessity.
+    files: ['**/*.cts'],
+    rules: { '@typescript-eslint/no-require-imports': 'off', '@typescript-eslint/no-namespace': 'off' },
+  },
+  {
+    // vitest's asymmetric matchers (expect.any, expect.stringMatching) are typed `any`; fakes and
+    // benchmark stubs keep the async shape of what they stand in for.
+    files: ['test/**/*.ts', 'bench/src/**/*.ts'],
+    rules: { '@typescript-eslint/no-unsafe-assignment': 'off', '@typescript-eslint/require-await': 'off' },
+  },
+);
