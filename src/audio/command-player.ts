@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { childEnv } from '../system/child-env.js';
+import { realClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../system/logger.js';
 import { endAndWait } from './child-process.js';
 import { ClockedPlayer } from './player.js';
@@ -9,6 +10,9 @@ export function commandWords(template: string, sampleRateHz: number): string[] {
   const words = template.match(/"[^"]*"|'[^']*'|\S+/g) ?? [];
   return words.map((w) => w.replace(/^["']|["']$/g, '').replaceAll('{rate}', String(sampleRateHz)));
 }
+
+/** How long past its queued audio a closing player may take to finish. */
+const DRAIN_GRACE_MS = 500;
 
 /**
  * Plays through a command that reads raw PCM on stdin (aplay, pacat, pw-play). Stopping
@@ -22,8 +26,9 @@ export class CommandPlayer extends ClockedPlayer {
     template: string,
     sampleRateHz: number,
     private readonly logger: Logger,
+    time: Clock = realClock,
   ) {
-    super(sampleRateHz);
+    super(sampleRateHz, time);
     this.words = commandWords(template, sampleRateHz);
     if (this.words.length === 0) throw new Error('audio.playerCommand is empty');
   }
@@ -41,7 +46,7 @@ export class CommandPlayer extends ClockedPlayer {
   async close(): Promise<void> {
     const child = this.child;
     this.child = undefined;
-    if (child) await endAndWait(child, Math.max(500, this.queuedMs() + 500));
+    if (child) await endAndWait(child, this.queuedMs() + DRAIN_GRACE_MS, this.time.scheduler);
   }
 
   private start(): ChildProcess {

@@ -1,6 +1,11 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { wavHeader } from './wav-header.js';
+import { interval, type Subscription } from 'rxjs';
+import { realClock, type Clock } from '../system/clock.js';
 import { ClockedPlayer } from './player.js';
+import { wavHeader } from './wav-header.js';
+
+/** How often played audio is moved from the queue to the file. */
+const CATCH_UP_MS = 20;
 
 /**
  * `--output FILE`: writes what would be played to a WAV. In real time, audio reaches the file
@@ -10,15 +15,16 @@ export class FilePlayer extends ClockedPlayer {
   private readonly fd: number;
   private queue: Buffer[] = [];
   private fileSamples = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private catchingUp: Subscription | undefined;
   private closed = false;
 
   constructor(
     readonly path: string,
     sampleRateHz: number,
     private readonly realtime: boolean,
+    time: Clock = realClock,
   ) {
-    super(sampleRateHz, !realtime);
+    super(sampleRateHz, time, !realtime);
     this.fd = openSync(path, 'w');
     writeSync(this.fd, wavHeader(0, sampleRateHz));
   }
@@ -30,7 +36,7 @@ export class FilePlayer extends ClockedPlayer {
       return;
     }
     this.queue.push(pcm);
-    this.timer ??= setInterval(() => this.catchUp(), 20);
+    this.catchingUp ??= interval(CATCH_UP_MS, this.time.scheduler).subscribe(() => this.catchUp());
   }
 
   protected discard(): void {
@@ -41,7 +47,7 @@ export class FilePlayer extends ClockedPlayer {
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.catchUp();
-    clearInterval(this.timer);
+    this.catchingUp?.unsubscribe();
     this.closed = true;
     const header = wavHeader(this.fileSamples * 2, this.sampleRateHz);
     writeSync(this.fd, header, 0, header.length, 0);
@@ -60,9 +66,9 @@ export class FilePlayer extends ClockedPlayer {
       if (take * 2 === head.length) this.queue.shift();
       else this.queue[0] = head.subarray(take * 2);
     }
-    if (this.queue.length === 0 && this.timer) {
-      clearInterval(this.timer);
-      this.timer = undefined;
+    if (this.queue.length === 0) {
+      this.catchingUp?.unsubscribe();
+      this.catchingUp = undefined;
     }
   }
 

@@ -1,10 +1,11 @@
+import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../system/package-paths.js';
-import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { Observable, retry, timer } from 'rxjs';
+import { realClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../system/logger.js';
+import { PACKAGE_ROOT } from '../system/package-paths.js';
 
 export interface MicOptions {
   recorder: 'sox' | 'rec' | 'arecord';
@@ -13,9 +14,12 @@ export interface MicOptions {
   /** Longest wait between attempts to reopen a failed microphone. */
   retryMaxMs: number;
   logger: Logger;
+  time?: Clock;
+  /** Starts a recording: node-record-lpcm16 unless a test stands in. */
+  record?: (options: Record<string, unknown>) => Recording;
 }
 
-interface Recording {
+export interface Recording {
   stream(): Readable;
   stop(): void;
   process: ChildProcess;
@@ -26,11 +30,6 @@ interface RecordModule {
 }
 
 /**
- * The microphone through node-record-lpcm16 (raw 16-bit mono, since its WAV header on a pipe
- * is wrong). A recorder that fails, exits or disappears is reopened with exponential backoff,
- * and the log says so; the daemon keeps running meanwhile.
- */
-/**
  * hark's own recorder definitions (compiled from recorders/*.cts), which ask for 20 ms of audio at
  * a time; node-record-lpcm16 loads them by absolute path like its built-in ones.
  */
@@ -38,11 +37,24 @@ export function recorderDefinition(recorder: MicOptions['recorder']): string {
   return join(PACKAGE_ROOT, 'dist', 'audio', 'recorders', `${recorder}.cjs`);
 }
 
+/** The first wait before reopening a failed microphone; each further failure doubles it. */
+const FIRST_RETRY_MS = 250;
+
+function lpcm16Record(options: Record<string, unknown>): Recording {
+  const recorder = createRequire(import.meta.url)('node-record-lpcm16') as RecordModule;
+  return recorder.record(options);
+}
+
+/**
+ * The microphone through node-record-lpcm16 (raw 16-bit mono, since its WAV header on a pipe
+ * is wrong). A recorder that fails, exits or disappears is reopened with exponential backoff,
+ * and the log says so; the daemon keeps running meanwhile.
+ */
 export function micSource(options: MicOptions): Observable<Buffer> {
-  const require = createRequire(import.meta.url);
-  const recorder = require('node-record-lpcm16') as RecordModule;
+  const record = options.record ?? lpcm16Record;
+  const time = options.time ?? realClock;
   const open = new Observable<Buffer>((subscriber) => {
-    const recording = recorder.record({
+    const recording = record({
       sampleRate: options.sampleRateHz,
       channels: 1,
       audioType: 'raw',
@@ -73,9 +85,9 @@ export function micSource(options: MicOptions): Observable<Buffer> {
     retry({
       resetOnSuccess: true,
       delay: (error: Error, attempt) => {
-        const delayMs = Math.min(options.retryMaxMs, 250 * 2 ** (attempt - 1));
+        const delayMs = Math.min(options.retryMaxMs, FIRST_RETRY_MS * 2 ** (attempt - 1));
         options.logger.warn('mic.failed', { error: error.message, attempt, reopenInMs: delayMs });
-        return timer(delayMs);
+        return timer(delayMs, time.scheduler);
       },
     }),
   );

@@ -1,4 +1,5 @@
 import { defer, of, switchMap, timer, type Observable } from 'rxjs';
+import { realClock, type Clock } from '../system/clock.js';
 import { PlaybackClock } from './playback-clock.js';
 
 /**
@@ -11,10 +12,11 @@ export abstract class ClockedPlayer {
 
   constructor(
     readonly sampleRateHz: number,
+    protected readonly time: Clock = realClock,
+    /** Played as soon as written (a file written as fast as possible). */
     instant = false,
-    now?: () => number,
   ) {
-    this.clock = new PlaybackClock(sampleRateHz, instant, now);
+    this.clock = new PlaybackClock(sampleRateHz, instant, () => time.now());
   }
 
   write(pcm: Buffer): number {
@@ -39,7 +41,9 @@ export abstract class ClockedPlayer {
     return defer(() => {
       const queued = this.clock.queuedMs();
       if (queued <= ms) return of(undefined);
-      return timer(Math.max(1, Math.ceil(queued - ms))).pipe(switchMap(() => this.queuedBelow(ms)));
+      return timer(Math.max(1, Math.ceil(queued - ms)), this.time.scheduler).pipe(
+        switchMap(() => this.queuedBelow(ms)),
+      );
     });
   }
 

@@ -2,9 +2,17 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { childEnv } from '../system/child-env.js';
+import { realClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../system/logger.js';
 import { endAndWait } from './child-process.js';
 import { ClockedPlayer } from './player.js';
+
+/** A host that dies within this long of starting counts as failing again; restarts back off from 0.5 s to 30 s. */
+const QUICK_DEATH_MS = 2000;
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 30_000;
+/** The speaker host drains ALSA's fixed 0.5 s buffer before it exits. */
+const DRAIN_GRACE_MS = 800;
 
 export const SPEAKER_HOST = join(PACKAGE_ROOT, 'dist', 'audio', 'speaker-host.js');
 
@@ -23,8 +31,9 @@ export class SpeakerPlayer extends ClockedPlayer {
     sampleRateHz: number,
     private readonly device: string | null,
     private readonly logger: Logger,
+    time: Clock = realClock,
   ) {
-    super(sampleRateHz);
+    super(sampleRateHz, time);
   }
 
   protected output(pcm: Buffer): void {
@@ -45,14 +54,14 @@ export class SpeakerPlayer extends ClockedPlayer {
   async close(): Promise<void> {
     const host = this.host;
     this.host = undefined;
-    if (host) await endAndWait(host, Math.max(800, this.queuedMs() + 800));
+    if (host) await endAndWait(host, this.queuedMs() + DRAIN_GRACE_MS, this.time.scheduler);
   }
 
   private start(): ChildProcess | undefined {
-    if (Date.now() < this.retryAfterMs) return undefined;
+    if (this.time.now() < this.retryAfterMs) return undefined;
     const args = [String(this.sampleRateHz), this.device ?? ''];
     const host = fork(SPEAKER_HOST, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'], env: childEnv(), execArgv: [] });
-    const startedAt = Date.now();
+    const startedAt = this.time.now();
     let stderr = '';
     host.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-800)));
     host.stdin?.on('error', () => undefined);
@@ -63,9 +72,9 @@ export class SpeakerPlayer extends ClockedPlayer {
     host.on('exit', (code, signal) => {
       if (this.host === host) this.host = undefined;
       if (code === 0 || signal === 'SIGKILL') return;
-      this.failures = Date.now() - startedAt < 2000 ? this.failures + 1 : 1;
-      const backoffMs = Math.min(30_000, 500 * 2 ** (this.failures - 1));
-      this.retryAfterMs = Date.now() + backoffMs;
+      this.failures = this.time.now() - startedAt < QUICK_DEATH_MS ? this.failures + 1 : 1;
+      const backoffMs = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.failures - 1));
+      this.retryAfterMs = this.time.now() + backoffMs;
       this.logger.error('player.host_exited', {
         code,
         signal,

@@ -60,7 +60,7 @@ describe('hark run as a systemd service', () => {
     sim.script
       .transcript('Tell me a long story.')
       .reply({ text: 'Once upon a time there was a very long story. '.repeat(20), tokensPerSecond: 20 });
-    const input = await composeWav([UTTERANCE, 20_000]);
+    const input = await composeWav([{ path: UTTERANCE, fromMs: 300, toMs: 1800 }, 20_000]);
     const output = join(dir, 'reply.wav');
     const env = cleanEnv({
       PATH: `${dir}:${process.env.PATH ?? ''}`,
@@ -69,12 +69,18 @@ describe('hark run as a systemd service', () => {
       HARK_SERVICE_BASE_URL: sim.url,
       HARK_API_KEY: sim.apiKey,
     });
-    const child = spawn(process.execPath, [HARK, 'run', '--input', input, '--output', output], { env });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const child = spawn(process.execPath, [HARK, '--log-level', 'debug', 'run', '--input', input, '--output', output], {
+      env,
+    });
     const before = sim.requests.length;
-    await sim.waitForRequests('speech', sim.requestsTo('speech').length + 1, 20_000);
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    let stdout = '';
+    // Stopped once hark is speaking.
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (/"event":"assistant.state","state":"speaking"/.test(stdout)) resolve();
+      }),
+    );
     const stoppedAt = performance.now();
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -93,6 +99,7 @@ describe('hark run as a systemd service', () => {
     expect(lines.find((l) => l.event === 'turn')).toMatchObject({ interrupted: 'shutdown' });
     const chat = sim.requests.slice(before).find((r) => r.endpoint === 'chat');
     expect(await chat?.ended).toBe('client-closed');
-    expect(readWavInfo(readFileSync(output)).durationMs).toBeGreaterThan(300);
+    // What was played before the stop is in the file, and its header was finished.
+    expect(readWavInfo(readFileSync(output)).durationMs).toBeGreaterThan(0);
   });
 });

@@ -128,7 +128,9 @@ describe('the voice loop, file in, stand-in service, file out', () => {
       'The tallest mountain on Earth is Mount Everest. It rises eight thousand eight hundred and forty nine metres above the sea. ' +
       'Climbers from all over the world try to reach its summit every spring. Many of them train for months before they go. ' +
       'The air near the top holds a third of the oxygen found at sea level.';
-    const input = await composeWav([UTTERANCE, 2500, UTTERANCE, 2000]);
+    // Real time: 1.5 s of speech, 2.2 s of hark talking, 1.2 s of speech over it.
+    const clip = (ms: number) => ({ path: UTTERANCE, fromMs: 300, toMs: 300 + ms });
+    const input = await composeWav([clip(1500), 2200, clip(1200), 1200]);
     const run = await runLoop({
       input,
       fast: false,
@@ -181,22 +183,5 @@ describe('wake and stop phrases', () => {
     expect(chats).toHaveLength(1);
     expect(chatMessages(chats[0]?.body).at(-1)).toBe('user: What time is it?');
     expect(run.logger.lines.find((l) => l.event === 'turn.ignored')).toMatchObject({ reason: 'no wake phrase' });
-  });
-
-  it('"stop" said over hark stops it without starting a new turn', async () => {
-    const input = await composeWav([UTTERANCE, 2500, UTTERANCE, 2000]);
-    const run = await runLoop({
-      input,
-      fast: false,
-      sim: { timing: { ttsRealtimeFactor: 1 } },
-      prepare: (sim) =>
-        sim.script
-          .transcript('Tell me about the tallest mountain.', 'Stop, please.')
-          .reply({ text: 'The tallest mountain on Earth is Mount Everest. '.repeat(6), tokensPerSecond: 8 }),
-    });
-    expect(run.outcomes).toHaveLength(1);
-    expect(run.outcomes[0]?.interrupted).toBeTruthy();
-    expect(run.sim.requestsTo('chat')).toHaveLength(1);
-    expect(run.logger.lines.find((l) => l.event === 'turn.stopped')).toMatchObject({ transcript: 'Stop, please.' });
   });
 });

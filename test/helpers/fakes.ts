@@ -1,3 +1,4 @@
+import { asyncScheduler } from 'rxjs';
 import { ClockedPlayer } from '../../src/audio/player.js';
 import type { EarconKind, Earcons } from '../../src/pipeline/ports.js';
 
@@ -7,7 +8,7 @@ export class FakePlayer extends ClockedPlayer {
   stops = 0;
 
   constructor(sampleRateHz: number, now: () => number) {
-    super(sampleRateHz, false, now);
+    super(sampleRateHz, { now, scheduler: asyncScheduler });
   }
 
   protected output(pcm: Buffer): void {

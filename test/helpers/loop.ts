@@ -14,11 +14,20 @@ import { fixtureSamples } from './speech.js';
 export const workDir = mkdtempSync(join(tmpdir(), 'hark-loop-'));
 let files = 0;
 
-/** A 16 kHz WAV of the given pieces: fixture paths, or a number of milliseconds of silence. */
-export async function composeWav(pieces: (string | number)[]): Promise<string> {
+/** Part of a fixture: from `fromMs` to `toMs`. */
+export interface Clip {
+  path: string;
+  fromMs: number;
+  toMs: number;
+}
+
+/** A 16 kHz WAV of the given pieces: fixture paths, clips of them, or a number of milliseconds of silence. */
+export async function composeWav(pieces: (string | Clip | number)[]): Promise<string> {
   const parts: Int16Array[] = [];
   for (const piece of pieces) {
-    parts.push(typeof piece === 'number' ? new Int16Array(Math.round(piece * 16)) : await fixtureSamples(piece));
+    if (typeof piece === 'number') parts.push(new Int16Array(Math.round(piece * 16)));
+    else if (typeof piece === 'string') parts.push(await fixtureSamples(piece));
+    else parts.push((await fixtureSamples(piece.path)).subarray(piece.fromMs * 16, piece.toMs * 16));
   }
   const all = new Int16Array(parts.reduce((sum, p) => sum + p.length, 0));
   let at = 0;

@@ -1,30 +1,79 @@
+import { PassThrough } from 'node:stream';
+import type { ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { micSource } from '../../../src/audio/mic-source.js';
+import { micSource, type Recording } from '../../../src/audio/mic-source.js';
 import { createMemoryLogger } from '../../../src/system/logger.js';
-
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { watchedLogger } from '../../helpers/logger.js';
+import { testScheduler } from '../../helpers/marbles.js';
 
 describe('micSource', () => {
-  it('reopens a failing microphone with growing delays, and keeps going', async () => {
+  it('reopens a failing microphone with growing delays, and keeps going', () => {
+    const scheduler = testScheduler();
     const logger = createMemoryLogger();
+    const opened: number[] = [];
     let errored = false;
-    const subscription = micSource({
-      recorder: 'arecord',
-      device: 'hark_no_such_device',
-      sampleRateHz: 16000,
-      retryMaxMs: 500,
-      logger,
-    }).subscribe({ error: () => (errored = true) });
-    await wait(1600);
-    subscription.unsubscribe();
-    const failures = logger.lines.filter((l) => l.event === 'mic.failed');
-    expect(failures.length).toBeGreaterThanOrEqual(3);
-    expect(failures.slice(0, 3).map((f) => f.reopenInMs)).toEqual([250, 500, 500]);
+    scheduler.run(() => {
+      // Each recording delivers one chunk, then its recorder exits 10 ms after it opened.
+      const record = (): Recording => {
+        opened.push(scheduler.now());
+        const stream = new PassThrough();
+        scheduler.schedule(() => stream.emit('data', Buffer.alloc(640)), 5);
+        scheduler.schedule(() => stream.emit('end'), 10);
+        const process = Object.assign(new EventEmitter(), { exitCode: 0 }) as unknown as ChildProcess;
+        return { stream: () => stream, stop: () => undefined, process };
+      };
+      const time = { now: () => scheduler.now(), scheduler };
+      const mic = micSource({
+        recorder: 'arecord',
+        device: null,
+        sampleRateHz: 16000,
+        retryMaxMs: 500,
+        logger,
+        time,
+        record,
+      });
+      const subscription = mic.subscribe({ error: () => (errored = true) });
+      scheduler.schedule(() => subscription.unsubscribe(), 1300);
+    });
+    // A recording that delivered audio resets the backoff: every reopen waits the first delay.
+    expect(opened).toEqual([0, 260, 520, 780, 1040]);
+    expect(logger.lines.filter((l) => l.event === 'mic.failed').map((l) => l.reopenInMs)).toEqual([
+      250, 250, 250, 250, 250,
+    ]);
     expect(errored).toBe(false);
   });
 
-  it('survives a recorder binary that is not installed (the library would let that crash the process)', async () => {
+  it('backs off from 250 ms to the maximum while the microphone stays dead', () => {
+    const scheduler = testScheduler();
     const logger = createMemoryLogger();
+    scheduler.run(() => {
+      const record = (): Recording => {
+        const stream = new PassThrough();
+        scheduler.schedule(() => stream.emit('end'), 1);
+        const process = Object.assign(new EventEmitter(), { exitCode: 1 }) as unknown as ChildProcess;
+        return { stream: () => stream, stop: () => undefined, process };
+      };
+      const time = { now: () => scheduler.now(), scheduler };
+      const mic = micSource({
+        recorder: 'arecord',
+        device: null,
+        sampleRateHz: 16000,
+        retryMaxMs: 900,
+        logger,
+        time,
+        record,
+      });
+      const subscription = mic.subscribe();
+      scheduler.schedule(() => subscription.unsubscribe(), 3000);
+    });
+    expect(logger.lines.filter((l) => l.event === 'mic.failed').map((l) => l.reopenInMs)).toEqual([
+      250, 500, 900, 900, 900,
+    ]);
+  });
+
+  it('survives a recorder binary that is not installed (the library would let that crash the process)', async () => {
+    const logger = watchedLogger();
     const path = process.env.PATH;
     process.env.PATH = '/nonexistent';
     try {
@@ -35,11 +84,11 @@ describe('micSource', () => {
         retryMaxMs: 300,
         logger,
       }).subscribe();
-      await wait(400);
+      const failed = await logger.line('mic.failed');
       subscription.unsubscribe();
+      expect(failed.error).toMatch(/ENOENT/);
     } finally {
       process.env.PATH = path;
     }
-    expect(logger.lines.find((l) => l.event === 'mic.failed')?.error).toMatch(/ENOENT/);
   });
 });

@@ -1,15 +1,18 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lastValueFrom, map } from 'rxjs';
+import { map } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { CommandPlayer, commandWords } from '../../../src/audio/command-player.js';
 import { FilePlayer } from '../../../src/audio/file-player.js';
+import { pcmSource } from '../../../src/audio/file-source.js';
 import { Reframer } from '../../../src/audio/frames.js';
 import { PlaybackClock } from '../../../src/audio/playback-clock.js';
 import { readWavInfo } from '../../../src/audio/wav-header.js';
 import { createMemoryLogger } from '../../../src/system/logger.js';
 import { pcm } from '../../helpers/fakes.js';
+import { watchedLogger } from '../../helpers/logger.js';
+import { testScheduler } from '../../helpers/marbles.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hark-players-'));
 
@@ -71,15 +74,18 @@ describe('Reframer', () => {
 describe('FilePlayer', () => {
   it('in real time, writes only what was played before a stop', async () => {
     const path = join(dir, 'stopped.wav');
-    const player = new FilePlayer(path, 16000, true);
-    player.write(pcm(2000, 16000));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    player.stop();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await player.close();
-    const seconds = readWavInfo(readFileSync(path)).durationMs / 1000;
-    expect(seconds).toBeGreaterThan(0.25);
-    expect(seconds).toBeLessThan(0.5);
+    const scheduler = testScheduler();
+    let closed: Promise<void> | undefined;
+    scheduler.run(() => {
+      const player = new FilePlayer(path, 16000, true, { now: () => scheduler.now(), scheduler });
+      player.write(pcm(2000, 16000));
+      scheduler.schedule(() => player.stop(), 300);
+      scheduler.schedule(() => {
+        closed = player.close();
+      }, 400);
+    });
+    await closed;
+    expect(readWavInfo(readFileSync(path)).durationMs).toBe(300);
   });
 
   it('as fast as possible, writes everything at once', async () => {
@@ -102,36 +108,44 @@ describe('CommandPlayer', () => {
     ]);
   });
 
-  it('pipes PCM to the command, and a stop kills it at once', async () => {
+  it('pipes PCM to the command, and closing lets it play to the end', async () => {
     const out = join(dir, 'command.raw');
     const logger = createMemoryLogger();
     const player = new CommandPlayer(`sh -c "cat > ${out}"`, 16000, logger);
     player.write(pcm(500, 16000));
-    await lastValueFrom(player.queuedBelow(0));
+    await player.close();
     expect(readFileSync(out).length).toBe(16000);
+    expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('a stop kills the command at once and drops the queue; the next write starts a new one', async () => {
+    const out = mkdtempSync(join(dir, 'stop-'));
+    const logger = createMemoryLogger();
+    // Each process writes its own file, named by its PID.
+    const player = new CommandPlayer(`sh -c "cat > ${out}/$$.raw"`, 16000, logger);
     player.write(pcm(5000, 16000));
     player.stop();
     expect(player.queuedMs()).toBe(0);
+    player.write(pcm(100, 16000));
     await player.close();
+    const sizes = readdirSync(out).map((f) => readFileSync(join(out, f)).length);
+    expect(sizes).toHaveLength(2);
+    expect(sizes).toContain(3200);
     expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
   });
 
   it('logs a command that cannot start, and keeps going', async () => {
-    const logger = createMemoryLogger();
+    const logger = watchedLogger();
     const player = new CommandPlayer('no-such-player-binary -q', 16000, logger);
     player.write(pcm(100, 16000));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(logger.lines.find((l) => l.event === 'player.failed')).toMatchObject({ command: 'no-such-player-binary' });
+    expect(await logger.line('player.failed')).toMatchObject({ command: 'no-such-player-binary' });
     await player.close();
   });
 });
 
 describe('pcmSource', () => {
-  it('in real time, sends chunk n when it would have been captured, (n + 1) * chunkMs from the start', async () => {
-    const { pcmSource } = await import('../../../src/audio/file-source.js');
-    const { TestScheduler } = await import('rxjs/testing');
-    const scheduler = new TestScheduler((a, e) => expect(a).toEqual(e));
-    scheduler.run(({ expectObservable }) => {
+  it('in real time, sends chunk n when it would have been captured, (n + 1) * chunkMs from the start', () => {
+    testScheduler().run(({ expectObservable }) => {
       const pcm32 = Buffer.alloc(16 * 32 * 2 * 3 + 10);
       const sizes = pcmSource(pcm32, { sampleRateHz: 16000, realtime: true, chunkMs: 32 }).pipe(map((b) => b.length));
       expectObservable(sizes).toBe('32ms a 31ms b 31ms c 31ms (d|)', { a: 1024, b: 1024, c: 1024, d: 10 });

@@ -11,7 +11,7 @@ import type { AssistantEvent } from '../../../src/pipeline/events.js';
 import type { TranscribeResult, Vad } from '../../../src/pipeline/ports.js';
 import { silentLogger } from '../../../src/system/logger.js';
 import { FakePlayer, RecordingEarcons, pcm } from '../../helpers/fakes.js';
-import { testScheduler } from './marbles.js';
+import { testScheduler } from '../../helpers/marbles.js';
 
 /**
  * The whole voice loop on virtual time. Each marble frame of the input is one 512-sample VAD

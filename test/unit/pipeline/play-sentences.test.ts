@@ -2,7 +2,7 @@ import { describe, it } from 'vitest';
 import { map } from 'rxjs';
 import { playSentences } from '../../../src/pipeline/play-sentences.js';
 import { FakePlayer, pcm } from '../../helpers/fakes.js';
-import { testScheduler } from './marbles.js';
+import { testScheduler } from '../../helpers/marbles.js';
 
 describe('playSentences', () => {
   it("writes each sentence's audio as it arrives and takes the next when the queue runs low", () => {

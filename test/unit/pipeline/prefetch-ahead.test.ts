@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { concat, concatMap, timer, ignoreElements, type Observable } from 'rxjs';
 import { prefetchAhead } from '../../../src/pipeline/prefetch-ahead.js';
-import { testScheduler } from './marbles.js';
+import { testScheduler } from '../../helpers/marbles.js';
 
 describe('prefetchAhead', () => {
   it('synthesizes the next item while the current one plays, keeping order', () => {

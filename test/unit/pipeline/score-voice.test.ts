@@ -3,7 +3,7 @@ import { map } from 'rxjs';
 import type { Vad } from '../../../src/pipeline/ports.js';
 import { scoreVoice } from '../../../src/pipeline/score-voice.js';
 import { silentLogger } from '../../../src/system/logger.js';
-import { testScheduler } from './marbles.js';
+import { testScheduler } from '../../helpers/marbles.js';
 
 describe('scoreVoice', () => {
   it('scores frames in order with a synchronous VAD, and unsubscribes upstream when cancelled', () => {

@@ -4,7 +4,7 @@ import type { SegmenterEvent, ScoredFrame } from '../../../src/listen/segmenter.
 import { ofType } from '../../../src/pipeline/events.js';
 import { segment } from '../../../src/pipeline/segment.js';
 import { userSpeaking } from '../../../src/pipeline/user-speaking.js';
-import { testScheduler } from './marbles.js';
+import { testScheduler } from '../../helpers/marbles.js';
 
 /** 10-sample frames at 1 kHz: one frame is 10 ms, so marble frames and audio frames line up. */
 const CONFIG = {

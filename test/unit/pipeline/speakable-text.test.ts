@@ -3,7 +3,7 @@ import { map } from 'rxjs';
 import type { ReplyEvent } from '../../../src/contract/reply.js';
 import { speakableText } from '../../../src/pipeline/speakable-text.js';
 import { splitSentences } from '../../../src/pipeline/split-sentences.js';
-import { testScheduler } from './marbles.js';
+import { testScheduler } from '../../helpers/marbles.js';
 
 const text = (t: string): ReplyEvent => ({ type: 'text', text: t });
 

@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import { map } from 'rxjs';
 import { toFrames } from '../../../src/pipeline/to-frames.js';
-import { testScheduler } from './marbles.js';
+import { testScheduler } from '../../helpers/marbles.js';
 
 describe('toFrames', () => {
   it('regroups chunks of any size into whole frames, and unsubscribes upstream when cancelled', () => {

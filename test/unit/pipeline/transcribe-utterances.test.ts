@@ -6,7 +6,7 @@ import type { TranscriptEvent } from '../../../src/pipeline/events.js';
 import { transcribeUtterances } from '../../../src/pipeline/transcribe-utterances.js';
 import { promptTail } from '../../../src/listen/transcript.js';
 import { silentLogger } from '../../../src/system/logger.js';
-import { testScheduler } from './marbles.js';
+import { testScheduler } from '../../helpers/marbles.js';
 
 const utterance = (id: number, part: number, final: boolean): Utterance => ({
   id,
