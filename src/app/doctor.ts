@@ -1,4 +1,3 @@
-import { fork, spawnSync } from 'node:child_process';
 import { take, lastValueFrom, timeout, toArray } from 'rxjs';
 import { ffmpegPath } from '../audio/ffmpeg.js';
 import { micSource } from '../audio/mic-source.js';
@@ -9,7 +8,7 @@ import { SileroVad } from '../listen/silero-vad.js';
 import { ServiceError } from '../service/errors.js';
 import type { Service } from '../service/index.js';
 import { prepareReference } from '../voice/reference.js';
-import { childEnv } from '../system/child-env.js';
+import { forkChild, runChild } from '../system/spawn.js';
 import { alsaDevices, pulseDevices } from '../audio/devices.js';
 import { silentLogger } from '../system/logger.js';
 
@@ -33,7 +32,7 @@ const fail = (check: string, detail: string, fix: string): CheckResult => ({ che
 const skip = (check: string, detail: string): CheckResult => ({ check, status: 'skip', detail });
 
 function onPath(binary: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore', env: childEnv() }).status === 0;
+  return runChild('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore' }).status === 0;
 }
 
 function checkNode(): CheckResult {
@@ -58,7 +57,7 @@ function checkRecorder(recorder: string): CheckResult {
 function checkFfmpeg(): CheckResult {
   try {
     const path = ffmpegPath();
-    const version = spawnSync(path, ['-version'], { encoding: 'utf8', env: childEnv() }).stdout.split('\n')[0] ?? '';
+    const version = runChild(path, ['-version']).stdout.split('\n')[0] ?? '';
     return ok('ffmpeg', version.replace(/ Copyright.*/, ''));
   } catch (error) {
     return fail(
@@ -84,9 +83,8 @@ function checkPlayer(config: LoadedConfig['config']): Promise<CheckResult> {
     );
   }
   return new Promise((resolve) => {
-    const host = fork(SPEAKER_HOST, [String(config.speech.sampleRateHz), config.audio.playbackDevice ?? ''], {
+    const host = forkChild(SPEAKER_HOST, [String(config.speech.sampleRateHz), config.audio.playbackDevice ?? ''], {
       stdio: ['pipe', 'ignore', 'pipe', 'ipc'],
-      env: childEnv(),
       execArgv: [],
     });
     let stderr = '';

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { childEnv } from '../system/child-env.js';
+import type { ChildProcess } from 'node:child_process';
 import { realClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../system/logger.js';
+import { spawnChild } from '../system/spawn.js';
 import { endAndWait } from './child-process.js';
 import { ClockedPlayer } from './player.js';
 
@@ -51,7 +51,7 @@ export class CommandPlayer extends ClockedPlayer {
 
   private start(): ChildProcess {
     const [command, ...args] = this.words as [string, ...string[]];
-    const child = spawn(command, args, { stdio: ['pipe', 'ignore', 'pipe'], env: childEnv() });
+    const child = spawnChild(command, args, { stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-500)));
     child.stdin?.on('error', () => undefined);

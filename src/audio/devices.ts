@@ -1,5 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { childEnv } from '../system/child-env.js';
+import { runChild } from '../system/spawn.js';
 
 export interface AudioDevice {
   kind: 'capture' | 'playback';
@@ -10,7 +9,8 @@ export interface AudioDevice {
 }
 
 function run(command: string, args: string[]): string | undefined {
-  const result = spawnSync(command, args, { encoding: 'utf8', env: childEnv(), timeout: 5000 });
+  // Untranslated output: the listing is parsed.
+  const result = runChild(command, args, { timeout: 5000, env: { LC_ALL: 'C' } });
   return result.status === 0 ? result.stdout : undefined;
 }
 

@@ -1,7 +1,6 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { abortError } from '../system/abort.js';
-import { childEnv } from '../system/child-env.js';
+import { runChild, spawnChild } from '../system/spawn.js';
 
 let cachedPath: string | undefined;
 
@@ -10,7 +9,7 @@ export function ffmpegPath(): string {
   if (cachedPath) return cachedPath;
   const override = process.env.HARK_FFMPEG;
   if (override) return (cachedPath = override);
-  const probe = spawnSync('ffmpeg', ['-version'], { stdio: 'ignore' });
+  const probe = runChild('ffmpeg', ['-version'], { stdio: 'ignore' });
   if (probe.status === 0) return (cachedPath = 'ffmpeg');
   try {
     const require = createRequire(import.meta.url);
@@ -24,9 +23,8 @@ export function ffmpegPath(): string {
 /** Runs ffmpeg with `input` on stdin and returns its stdout; the error carries ffmpeg's last words. */
 export function runFfmpeg(args: readonly string[], input?: Buffer, signal?: AbortSignal): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], {
+    const child = spawnChild(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], {
       stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-      env: childEnv(),
     });
     const out: Buffer[] = [];
     let err = '';

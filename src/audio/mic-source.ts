@@ -6,6 +6,7 @@ import { Observable, retry, timer } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../system/logger.js';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
+import { childEnvironment } from '../system/spawn.js';
 
 export interface MicOptions {
   recorder: 'sox' | 'rec' | 'arecord';
@@ -61,6 +62,8 @@ export function micSource(options: MicOptions): Observable<Buffer> {
       recorder: recorderDefinition(options.recorder),
       endOnSilence: false,
       threshold: 0,
+      // node-record-lpcm16 spawns the recorder itself; hark's recorder definitions pass this on.
+      env: childEnvironment(),
       ...(options.device ? { device: options.device } : {}),
     });
     const fail = (reason: unknown): void => {

@@ -1,9 +1,9 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
-import { childEnv } from '../system/child-env.js';
 import { realClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../system/logger.js';
+import { forkChild } from '../system/spawn.js';
 import { endAndWait } from './child-process.js';
 import { ClockedPlayer } from './player.js';
 
@@ -60,7 +60,7 @@ export class SpeakerPlayer extends ClockedPlayer {
   private start(): ChildProcess | undefined {
     if (this.time.now() < this.retryAfterMs) return undefined;
     const args = [String(this.sampleRateHz), this.device ?? ''];
-    const host = fork(SPEAKER_HOST, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'], env: childEnv(), execArgv: [] });
+    const host = forkChild(SPEAKER_HOST, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'], execArgv: [] });
     const startedAt = this.time.now();
     let stderr = '';
     host.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-800)));

@@ -1,7 +1,6 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { readWavInfo } from '../audio/wav-header.js';
 import { resample, scale, samplesOf } from '../audio/pcm.js';
-import { childEnv } from '../system/child-env.js';
+import { runChild, spawnChild } from '../system/spawn.js';
 
 export type VoiceEngine = 'espeak' | 'synthetic';
 
@@ -18,7 +17,7 @@ export interface RenderRequest {
 let espeakAvailable: boolean | undefined;
 
 export function hasEspeak(): boolean {
-  espeakAvailable ??= spawnSync('espeak-ng', ['--version'], { stdio: 'ignore' }).status === 0;
+  espeakAvailable ??= runChild('espeak-ng', ['--version'], { stdio: 'ignore' }).status === 0;
   return espeakAvailable;
 }
 
@@ -52,15 +51,15 @@ async function renderEspeak(request: RenderRequest): Promise<Int16Array> {
     String(Math.round(Math.min(99, Math.max(0, 50 * request.pitch + voiceOffset(request.voice))))),
   ];
   const wav = await new Promise<Buffer>((resolve, reject) => {
-    const child = spawn('espeak-ng', args, { stdio: ['pipe', 'pipe', 'ignore'], env: childEnv() });
+    const child = spawnChild('espeak-ng', args, { stdio: ['pipe', 'pipe', 'ignore'] });
     const out: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
     child.on('error', reject);
     child.on('close', (code) =>
       code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`espeak-ng exit ${code}`)),
     );
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(request.text);
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(request.text);
   });
   const info = readWavInfo(wav);
   const pcm = samplesOf(wav.subarray(info.dataOffset, info.dataOffset + info.dataBytes));

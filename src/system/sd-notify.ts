@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
-import { childEnv } from './child-env.js';
 import type { Logger } from './logger.js';
+import { spawnChild } from './spawn.js';
 
 /**
  * Talks to systemd (Type=notify): READY when listening, STATUS lines, STOPPING, and watchdog
@@ -52,9 +51,9 @@ export class SystemdNotifier {
 
   private send(lines: string[]): void {
     if (!this.enabled) return;
-    const child = spawn('systemd-notify', lines, {
+    const child = spawnChild('systemd-notify', lines, {
       stdio: 'ignore',
-      env: childEnv({ NOTIFY_SOCKET: this.env.NOTIFY_SOCKET ?? '' }),
+      env: { NOTIFY_SOCKET: this.env.NOTIFY_SOCKET ?? '' },
     });
     child.on('error', (error) => this.logger.warn('systemd.notify_failed', { error: error.message }));
   }

@@ -20,5 +20,5 @@ export = (options: soxFamily.Options) => {
     '-',
   ];
   if (options.device) args.unshift('-D', options.device);
-  return { cmd: 'arecord', args };
+  return { cmd: 'arecord', args, spawnOptions: { env: options.env } };
 };

@@ -4,6 +4,8 @@ interface RecorderOptions {
   channels: number;
   audioType: string;
   device?: string;
+  /** The child's whole environment, from hark's allow-list. */
+  env: Record<string, string>;
 }
 
 /**
@@ -30,7 +32,7 @@ function soxFamily(cmd: 'sox' | 'rec', options: RecorderOptions) {
     options.audioType,
     '-',
   ];
-  const env = { ...process.env, PULSE_LATENCY_MSEC: '20', ...(options.device ? { AUDIODEV: options.device } : {}) };
+  const env = { ...options.env, PULSE_LATENCY_MSEC: '20', ...(options.device ? { AUDIODEV: options.device } : {}) };
   return { cmd, args, spawnOptions: { env } };
 }
 

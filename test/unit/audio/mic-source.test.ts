@@ -12,11 +12,13 @@ describe('micSource', () => {
     const scheduler = testScheduler();
     const logger = createMemoryLogger();
     const opened: number[] = [];
+    const environments: unknown[] = [];
     let errored = false;
     scheduler.run(() => {
       // Each recording delivers one chunk, then its recorder exits 10 ms after it opened.
-      const record = (): Recording => {
+      const record = (options: Record<string, unknown>): Recording => {
         opened.push(scheduler.now());
+        environments.push(options.env);
         const stream = new PassThrough();
         scheduler.schedule(() => stream.emit('data', Buffer.alloc(640)), 5);
         scheduler.schedule(() => stream.emit('end'), 10);
@@ -42,6 +44,9 @@ describe('micSource', () => {
       250, 250, 250, 250, 250,
     ]);
     expect(errored).toBe(false);
+    // The recorder (spawned inside node-record-lpcm16) gets hark's allow-listed environment.
+    expect(environments[0]).toMatchObject({ PATH: process.env.PATH });
+    expect(environments[0]).not.toHaveProperty('HARK_API_KEY');
   });
 
   it('backs off from 250 ms to the maximum while the microphone stays dead', () => {

@@ -129,7 +129,8 @@ describe('CommandPlayer', () => {
     player.write(pcm(100, 16000));
     await player.close();
     const sizes = readdirSync(out).map((f) => readFileSync(join(out, f)).length);
-    expect(sizes).toHaveLength(2);
+    // The killed process may not even have opened its file; the new one got exactly the audio after the stop.
+    expect(sizes.length).toBeLessThanOrEqual(2);
     expect(sizes).toContain(3200);
     expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
   });
