@@ -32,7 +32,7 @@ export async function speechClip(lengthMs = 1600): Promise<{ samples: Int16Array
   const { SileroVad } = await import('../../dist/listen/silero-vad.js');
   const { VAD_FRAME_SAMPLES } = await import('../../dist/listen/vad.js');
   const all = await fixture('utterance-8k.wav');
-  const vad = await SileroVad.load(-100);
+  const vad = await SileroVad.load({ capDbfs: -100, marginDb: 0 });
   let onset = 0;
   for (let at = 0; at + VAD_FRAME_SAMPLES <= all.length; at += VAD_FRAME_SAMPLES) {
     if ((await vad.probability(all.subarray(at, at + VAD_FRAME_SAMPLES))) >= 0.5) {

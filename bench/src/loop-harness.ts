@@ -44,7 +44,7 @@ export async function startLoop(options: {
   const sim = await RemoteSim.start({ timing: options.timing });
   const config = defaultConfig();
   const service = createService(config, { baseUrl: sim.url, apiKey: sim.apiKey }, silentLogger);
-  const vad = await SileroVad.load(config.vad.energyGateDbfs);
+  const vad = await SileroVad.load({ capDbfs: config.vad.energyGateDbfs, marginDb: config.vad.gateMarginDb });
   const player = new FilePlayer(
     join(mkdtempSync(join(tmpdir(), 'hark-bench-')), 'out.wav'),
     config.speech.sampleRateHz,

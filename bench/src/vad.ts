@@ -34,7 +34,10 @@ export async function benchVad(rounds = 5) {
     ...Array.from({ length: 6 }, () => [utterance, silence(4000)]).flat(),
   ]);
   const audioMinutes = audio.length / RATE / 60;
-  const silero = await SileroVad.load(defaultConfig().vad.energyGateDbfs);
+  const silero = await SileroVad.load({
+    capDbfs: defaultConfig().vad.energyGateDbfs,
+    marginDb: defaultConfig().vad.gateMarginDb,
+  });
   const engines: Record<string, Vad> = { silero, energy: new EnergyVad(defaultConfig().vad.energyGateDbfs) };
   const results: Record<string, { cpuMsPerMinute: number; realTimeFactor: number; utterances: number }> = {};
   for (const [name, vad] of Object.entries(engines)) {

@@ -155,7 +155,7 @@ function checkPlaybackDevices(): CheckResult {
 async function checkVad(engine: string): Promise<CheckResult> {
   if (engine === 'energy') return skip('VAD model', 'vad.engine is energy');
   try {
-    const vad = await SileroVad.load(-60);
+    const vad = await SileroVad.load({ capDbfs: -60, marginDb: 6 });
     await vad.probability(new Int16Array(512));
     await vad.close();
     return ok('VAD model', 'Silero v5 loads and runs');

@@ -115,6 +115,7 @@ const vad = z
     stopThreshold: unit.default(0.35),
     speakingStartThreshold: unit.default(0.8),
     energyGateDbfs: z.number().min(-100).max(0).default(-55),
+    gateMarginDb: z.number().min(0).max(30).default(3),
     minSpeechMs: ms(50, 5000, 250),
     endSilenceMs: ms(100, 5000, 600),
     preRollMs: ms(0, 2000, 300),

@@ -1,4 +1,5 @@
 import { dbfs, rms } from '../audio/pcm.js';
+import { NoiseFloor } from './noise-floor.js';
 import { VAD_FRAME_SAMPLES } from './vad.js';
 
 /**
@@ -9,20 +10,18 @@ import { VAD_FRAME_SAMPLES } from './vad.js';
 export class EnergyVad {
   readonly name = 'energy';
   readonly frameSamples = VAD_FRAME_SAMPLES;
-  private noiseFloorDb = -70;
+  private readonly floor = new NoiseFloor();
 
   constructor(private readonly gateDbfs: number) {}
 
   probability(frame: Int16Array): number {
     const level = dbfs(rms(frame));
-    // The floor drops at once to a quieter frame and rises slowly (0.05 dB per frame).
-    this.noiseFloorDb = level < this.noiseFloorDb ? level : Math.min(level, this.noiseFloorDb + 0.05);
-    const threshold = Math.max(this.gateDbfs, this.noiseFloorDb + 9);
+    const threshold = Math.max(this.gateDbfs, this.floor.update(level) + 9);
     return Math.min(1, Math.max(0, (level - threshold) / 15 + 0.5));
   }
 
   reset(): void {
-    this.noiseFloorDb = -70;
+    this.floor.reset();
   }
 
   async close(): Promise<void> {}

@@ -11,7 +11,7 @@ export async function loadVad(
 ): Promise<SileroVad | EnergyVad> {
   if (config.engine === 'energy') return new EnergyVad(config.energyGateDbfs);
   try {
-    return await SileroVad.load(config.energyGateDbfs, modelPath);
+    return await SileroVad.load({ capDbfs: config.energyGateDbfs, marginDb: config.gateMarginDb }, modelPath);
   } catch (error) {
     logger.warn('vad.fallback', {
       reason: `the Silero model could not load: ${(error as Error).message}`,

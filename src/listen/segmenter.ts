@@ -13,6 +13,17 @@ export interface SegmenterConfig {
   maxUtteranceMs?: number;
   /** Silence kept after the last voiced frame. */
   trailingSilenceMs?: number;
+  /** A monologue is cut in a pause at least this long (else at its quietest point). */
+  minCutPauseMs?: number;
+  /** Speech a part of a monologue must leave for the next part, so no part is a near-empty request. */
+  minPartSpeechMs?: number;
+}
+
+/** A pause inside the speech being collected: where it starts in the buffer, and the speech before it. */
+interface Pause {
+  startSample: number;
+  samples: number;
+  voicedBefore: number;
 }
 
 /** One VAD-scored frame of 16-bit mono audio. */
@@ -58,6 +69,9 @@ export interface FrameContext {
 export class Segmenter {
   private readonly maxUtteranceMs: number;
   private readonly trailingSilenceMs: number;
+  private readonly minCutPauseMs: number;
+  private readonly minPartSpeechMs: number;
+  private pauses: Pause[] = [];
   private preRoll: Int16Array[] = [];
   private preRollSamples = 0;
   private inSpeech = false;
@@ -74,6 +88,8 @@ export class Segmenter {
   constructor(private readonly config: SegmenterConfig) {
     this.maxUtteranceMs = config.maxUtteranceMs ?? MAX_CHUNK_MS;
     this.trailingSilenceMs = config.trailingSilenceMs ?? 200;
+    this.minCutPauseMs = config.minCutPauseMs ?? 200;
+    this.minPartSpeechMs = config.minPartSpeechMs ?? 1000;
   }
 
   push(frame: ScoredFrame, context: FrameContext = { speaking: false, listening: true }): SegmenterEvent[] {
@@ -96,7 +112,9 @@ export class Segmenter {
     this.bufferSamples += frame.samples.length;
     const events: SegmenterEvent[] = [];
     if (frame.probability >= this.config.stopThreshold) {
-      this.voicedSamples += frame.samples.length + this.silenceRunSamples;
+      this.notePause();
+      // Only voiced frames count as speech: two clicks half a second apart are not half a second of speech.
+      this.voicedSamples += frame.samples.length;
       this.silenceRunSamples = 0;
       events.push(this.speechEvent());
     } else {
@@ -133,6 +151,7 @@ export class Segmenter {
     this.onsetSample = frameStart;
     this.voicedSamples = samples.length;
     this.silenceRunSamples = 0;
+    this.pauses = [];
     this.preRoll = [];
     this.preRollSamples = 0;
   }
@@ -156,14 +175,46 @@ export class Segmenter {
     return { type: 'utterance', utterance: this.utterance(all.slice(0, end), true) };
   }
 
+  /** A silence run just ended; one long enough is a place a monologue may be cut. */
+  private notePause(): void {
+    if (this.ms(this.silenceRunSamples) < this.minCutPauseMs) return;
+    const startSample = this.bufferSamples - this.frameSamplesOfLast() - this.silenceRunSamples;
+    this.pauses.push({ startSample, samples: this.silenceRunSamples, voicedBefore: this.voicedSamples });
+  }
+
+  private frameSamplesOfLast(): number {
+    return this.buffer.at(-1)?.length ?? 0;
+  }
+
+  /**
+   * A monologue at the service's 30 s limit is cut in the middle of its latest pause that leaves
+   * at least `minPartSpeechMs` of speech for the next part; without such a pause, at the
+   * quietest point that does. The rest starts the next part.
+   */
   private cutLongSpeech(): SegmenterEvent {
     const all = concat(this.buffer, this.bufferSamples);
-    const cut = quietestCut(all, this.config.sampleRateHz, this.maxUtteranceMs / 2, this.maxUtteranceMs);
+    const rate = this.config.sampleRateHz;
+    const earliest = this.samples(this.maxUtteranceMs / 2);
+    const keep = this.samples(this.minPartSpeechMs);
+    const pause = this.pauses
+      .filter((p) => p.startSample + p.samples / 2 >= earliest && this.voicedSamples - p.voicedBefore >= keep)
+      .at(-1);
+    const cut = pause
+      ? pause.startSample + Math.floor(pause.samples / 2)
+      : quietestCut(
+          all,
+          rate,
+          this.maxUtteranceMs / 2,
+          Math.max(this.maxUtteranceMs / 2, this.ms(all.length) - this.minPartSpeechMs),
+        );
     const event: SegmenterEvent = { type: 'utterance', utterance: this.utterance(all.slice(0, cut), false) };
     const rest = all.slice(cut);
     this.buffer = [rest];
     this.bufferSamples = rest.length;
     this.bufferStartSample += cut;
+    this.pauses = this.pauses
+      .filter((p) => p.startSample >= cut)
+      .map((p) => ({ ...p, startSample: p.startSample - cut }));
     this.part++;
     return event;
   }

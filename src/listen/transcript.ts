@@ -12,7 +12,7 @@ export function promptTail(text: string, maxChars = LIMITS.transcription.promptR
   if (chars.length <= maxChars) return clean;
   const tail = chars.slice(-maxChars).join('');
   const space = tail.indexOf(' ');
-  return space > 0 && space < tail.length - 1 && !CJK.test(tail) ? tail.slice(space + 1) : tail;
+  return (space > 0 && space < tail.length - 1 && !CJK.test(tail) ? tail.slice(space + 1) : tail).trim();
 }
 
 /** Joins transcripts of consecutive chunks: a space between words, none between CJK characters. */

@@ -80,6 +80,8 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
     defer(() => {
       const { config, logger, now, player, earcons } = deps;
       const bargeIn = config.bargeIn.enabled && !deps.queue;
+      // Half-duplex (not listening while hark speaks) only when barge-in is off in a live room; queued input is all kept.
+      const fullDuplex = config.bargeIn.enabled || deps.queue;
       const policy = { ...config.history, followUpMs: config.listen.followUpMs };
       const state = new BehaviorSubject<AssistantState>('listening');
       const conversation = new BehaviorSubject<Conversation>(newConversation());
@@ -91,7 +93,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         scoreVoice(deps.vad, logger, config.vad.energyGateDbfs),
         segment(
           { ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ },
-          state.pipe(map((s) => ({ speaking: s === 'speaking', listening: bargeIn || s !== 'speaking' }))),
+          state.pipe(map((s) => ({ speaking: s === 'speaking', listening: fullDuplex || s !== 'speaking' }))),
         ),
         share(),
       );

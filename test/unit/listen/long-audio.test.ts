@@ -51,6 +51,9 @@ describe('transcript helpers', () => {
     expect(tail.length).toBeLessThan(60);
     expect(tail).toBe('six seven eight nine ten eleven twelve thirteen fourteen');
     expect(promptTail('short')).toBe('short');
+    // The cut lands just before a space: the prompt still starts with the word, not the space.
+    const exact = `${'x'.repeat(40)} ${'y'.repeat(58)}`;
+    expect(promptTail(exact)).toBe('y'.repeat(58));
     expect([...promptTail('这'.repeat(100))].length).toBe(59);
   });
 

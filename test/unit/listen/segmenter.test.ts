@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/schema.js';
-import { Segmenter, type SegmenterEvent, type Utterance } from '../../../src/listen/segmenter.js';
+import { Segmenter, type SegmenterConfig, type SegmenterEvent, type Utterance } from '../../../src/listen/segmenter.js';
 import { SileroVad } from '../../../src/listen/silero-vad.js';
 import { EnergyVad } from '../../../src/listen/energy-vad.js';
 import { VAD_FRAME_SAMPLES } from '../../../src/listen/vad.js';
@@ -9,10 +9,11 @@ import { MONOLOGUE, UTTERANCE, fixtureSamples } from '../../helpers/speech.js';
 import { tone } from '../../helpers/audio.js';
 
 const RATE = 16000;
-const config = { ...defaultConfig().vad, sampleRateHz: RATE };
+const config = { ...defaultConfig().vad, sampleRateHz: RATE } as ReturnType<typeof defaultConfig>['vad'] &
+  SegmenterConfig;
 let silero: SileroVad;
 beforeAll(async () => {
-  silero = await SileroVad.load(config.energyGateDbfs);
+  silero = await SileroVad.load({ capDbfs: config.energyGateDbfs, marginDb: config.gateMarginDb });
 });
 afterAll(() => silero.close());
 
@@ -67,5 +68,60 @@ describe('Segmenter on real speech (Silero v5)', () => {
     const samples = await fixtureSamples(UTTERANCE);
     const found = utterancesOf(await segmentAll(samples, new EnergyVad(config.energyGateDbfs)));
     expect(found.length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('Segmenter on scored frames', () => {
+  const FRAME_MS = (VAD_FRAME_SAMPLES / RATE) * 1000;
+  /** Frames from a script: `[probability, milliseconds]` stretches, rounded to whole frames. */
+  function run(script: [number, number][], extra: Partial<typeof config> = {}): SegmenterEvent[] {
+    const segmenter = new Segmenter({ ...config, ...extra });
+    const events: SegmenterEvent[] = [];
+    let marker = 0;
+    for (const [probability, ms] of script) {
+      for (let i = 0; i < Math.round(ms / FRAME_MS); i++) {
+        const samples = new Int16Array(VAD_FRAME_SAMPLES).fill(++marker % 30000);
+        events.push(...segmenter.push({ samples, probability }));
+      }
+    }
+    return [...events, ...segmenter.flush()];
+  }
+
+  it('does not count a pause as speech: two clicks 544 ms apart are a blip, not 576 ms of speech', () => {
+    const events = run([
+      [0, 320],
+      [0.9, 32],
+      [0.1, 544],
+      [0.9, 32],
+      [0, 1000],
+    ]);
+    expect(utterancesOf(events)).toEqual([]);
+    const longest = Math.max(...events.flatMap((e) => (e.type === 'speech' ? [e.durationMs] : [0])));
+    expect(longest).toBe(64);
+    expect(events.find((e) => e.type === 'discarded')).toMatchObject({ voicedMs: 64 });
+  });
+
+  it('cuts a monologue at its latest pause of 200 ms or more, leaving speech for the next part', () => {
+    // 40 s of speech: 2 s stretches with a 320 ms pause after each, plus a 96 ms hesitation in each stretch.
+    const stretch: [number, number][] = [
+      [0.9, 992],
+      [0.1, 96],
+      [0.9, 992],
+      [0.1, 320],
+    ];
+    const script: [number, number][] = [[0, 320], ...Array.from({ length: 17 }, () => stretch).flat(), [0, 1000]];
+    const parts = utterancesOf(run(script, { maxUtteranceMs: 29_800 }));
+    expect(parts.length).toBe(2);
+    const first = parts[0] as Utterance;
+    const cutMs = first.endMs;
+    // Every pause starts 2080 ms into a 2400 ms cycle (after 320 ms of lead-in); the cut is in the middle of one.
+    const intoCycle = (cutMs - 320) % 2400;
+    expect(intoCycle).toBeGreaterThan(2080);
+    expect(intoCycle).toBeLessThan(2400);
+    expect(first.samples.length / RATE).toBeLessThanOrEqual(29.8);
+    // The final part has well over a second of speech: no near-empty extra request.
+    const final = parts[1] as Utterance;
+    expect(final.final).toBe(true);
+    expect(final.samples.length / RATE).toBeGreaterThan(2);
   });
 });

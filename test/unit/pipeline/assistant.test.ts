@@ -220,6 +220,17 @@ describe('the assistant, microphone to speaker', () => {
     expect(r.player.stops).toBe(0);
   });
 
+  it('with --fast, speech while hark speaks is queued, never dropped', () => {
+    // Three questions; the second and third come while the first reply plays (10-40).
+    const r = run(
+      'sssqq---------sssqq--sssqq---------------------------------------------------------------------------------|',
+      { transcripts: ['One?', 'Two?', 'Three?'], replies: ['-a-b-(cd|)', '(cd|)', '(cd|)'] },
+      { queue: true },
+    );
+    expect(r.turns.map((t) => t.query.text)).toEqual(['One?', 'Two?', 'Three?']);
+    expect(r.turns.every((t) => !t.interrupted)).toBe(true);
+  });
+
   it('a failed synthesis ends the turn with the error earcon and the reason; the next turn works', () => {
     const r = run('sssqq------------------------------sssqq------------------------------|', {
       transcripts: ['First?', 'Second?'],

@@ -84,11 +84,12 @@ describe('segment', () => {
     testScheduler().run(({ hot, expectObservable }) => {
       const frames = hot('ssssssssqqq|', FRAMES);
       const events = frames.pipe(
-        segment({ ...CONFIG, maxUtteranceMs: 60 }, of(listening)),
+        segment({ ...CONFIG, maxUtteranceMs: 60, minPartSpeechMs: 20 }, of(listening)),
         ofType('utterance'),
         map(({ utterance: u }) => `${u.part}${u.final ? 'F' : ''}`),
       );
-      expectObservable(events).toBe('-----a----b|', { a: '0', b: '1F' });
+      // Each cut leaves 20 ms of speech for the next part, so 80 ms of speech makes three parts.
+      expectObservable(events).toBe('-----a---bc|', { a: '0', b: '1', c: '2F' });
     });
   });
 });
