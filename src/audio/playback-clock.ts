@@ -7,6 +7,7 @@ export class PlaybackClock {
   private written = 0;
   private played = 0;
   private lastMs: number;
+  private held = false;
 
   constructor(
     readonly sampleRateHz: number,
@@ -38,6 +39,21 @@ export class PlaybackClock {
     return ((this.written - this.played) / this.sampleRateHz) * 1000;
   }
 
+  /** Playback holds where it is (nothing more is played) until `release`. */
+  hold(): void {
+    this.advance();
+    this.held = true;
+  }
+
+  release(): void {
+    this.advance();
+    this.held = false;
+  }
+
+  get isHeld(): boolean {
+    return this.held;
+  }
+
   /** Everything queued is dropped: what was played stays played, the rest never will be. */
   drop(): number {
     this.advance();
@@ -48,7 +64,7 @@ export class PlaybackClock {
 
   private advance(): void {
     const now = this.now();
-    if (this.played < this.written) {
+    if (this.played < this.written && !this.held) {
       const due = Math.floor(((now - this.lastMs) / 1000) * this.sampleRateHz);
       this.played = Math.min(this.written, this.played + due);
       // Keep the fraction of a sample not yet counted, so many small reads do not drift.

@@ -9,6 +9,8 @@ import { PlaybackClock } from './playback-clock.js';
  */
 export abstract class ClockedPlayer {
   protected readonly clock: PlaybackClock;
+  /** What was written and not yet played, by where it starts on the timeline: what a pause keeps. */
+  private unplayed: { start: number; pcm: Buffer }[] = [];
 
   constructor(
     readonly sampleRateHz: number,
@@ -21,8 +23,34 @@ export abstract class ClockedPlayer {
 
   write(pcm: Buffer): number {
     if (pcm.length === 0) return this.clock.writtenSamples();
-    this.output(pcm);
+    this.forgetPlayed();
+    this.unplayed.push({ start: this.clock.writtenSamples(), pcm });
+    if (!this.clock.isHeld) this.output(pcm);
     return this.clock.write(pcm.length / 2);
+  }
+
+  /**
+   * Holds playback at once, keeping every unplayed sample: nothing is heard until `resume`, and
+   * what is written meanwhile waits behind it.
+   */
+  pause(): void {
+    if (this.clock.isHeld) return;
+    this.clock.hold();
+    this.hold();
+  }
+
+  /** Plays on from exactly where `pause` held it. */
+  resume(): void {
+    if (!this.clock.isHeld) return;
+    this.forgetPlayed();
+    const from = this.clock.playedSamples();
+    const rest = this.unplayed.map(({ start, pcm }) => pcm.subarray(Math.max(0, from - start) * 2));
+    this.clock.release();
+    this.release(Buffer.concat(rest));
+  }
+
+  get paused(): boolean {
+    return this.clock.isHeld;
   }
 
   playedSamples(): number {
@@ -49,6 +77,8 @@ export abstract class ClockedPlayer {
 
   stop(): void {
     this.clock.drop();
+    this.clock.release();
+    this.unplayed = [];
     this.discard();
   }
 
@@ -57,4 +87,23 @@ export abstract class ClockedPlayer {
   protected abstract output(pcm: Buffer): void;
   /** Throws away whatever the device, process or file has not played yet. */
   protected abstract discard(): void;
+
+  /** Silences the device at once for a pause; by default, by throwing its buffer away (the player keeps a copy). */
+  protected hold(): void {
+    this.discard();
+  }
+
+  /** Hands the device what a pause held back. */
+  protected release(unplayed: Buffer): void {
+    if (unplayed.length > 0) this.output(unplayed);
+  }
+
+  private forgetPlayed(): void {
+    const played = this.clock.playedSamples();
+    while (this.unplayed.length > 0) {
+      const [head] = this.unplayed as [{ start: number; pcm: Buffer }];
+      if (head.start + head.pcm.length / 2 > played) break;
+      this.unplayed.shift();
+    }
+  }
 }

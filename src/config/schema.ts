@@ -128,6 +128,7 @@ const bargeIn = z
   .object({
     enabled: z.boolean().default(true),
     minSpeechMs: ms(50, 3000, 300),
+    resumeAfterMs: ms(50, 3000, 300),
   })
   .strict()
   .prefault({});

@@ -19,6 +19,9 @@ export interface SegmenterConfig {
   minPartSpeechMs?: number;
 }
 
+/** Where a monologue without a real pause is cut: the quietest point of this last stretch before the limit. */
+const FALLBACK_WINDOW_MS = 5000;
+
 /** A pause inside the speech being collected: where it starts in the buffer, and the speech before it. */
 interface Pause {
   startSample: number;
@@ -48,8 +51,13 @@ export interface Utterance {
 }
 
 export type SegmenterEvent =
-  /** Emitted for every voiced frame of a stretch of speech, so listeners can act on its duration. */
-  | { type: 'speech'; id: number; onsetMs: number; durationMs: number }
+  /**
+   * Every voiced frame of a stretch of speech, so listeners can act on its duration: the speech
+   * so far (voiced frames only) and the stream time at the end of this frame.
+   */
+  | { type: 'speech'; id: number; onsetMs: number; durationMs: number; atMs: number }
+  /** Every unvoiced frame inside a stretch of speech: how long the silence has lasted so far. */
+  | { type: 'silence'; id: number; silentMs: number; atMs: number }
   | { type: 'utterance'; utterance: Utterance }
   /** Speech too short to be an utterance (a cough, a click): never sent anywhere. */
   | { type: 'discarded'; id: number; onsetMs: number; voicedMs: number };
@@ -123,6 +131,12 @@ export class Segmenter {
         events.push(this.endSpeech());
         return events;
       }
+      events.push({
+        type: 'silence',
+        id: this.utteranceId,
+        silentMs: this.ms(this.silenceRunSamples),
+        atMs: this.ms(this.totalSamples),
+      });
     }
     if (this.ms(this.bufferSamples) >= this.maxUtteranceMs) events.push(this.cutLongSpeech());
     return events;
@@ -189,7 +203,7 @@ export class Segmenter {
   /**
    * A monologue at the service's 30 s limit is cut in the middle of its latest pause that leaves
    * at least `minPartSpeechMs` of speech for the next part; without such a pause, at the
-   * quietest point that does. The rest starts the next part.
+   * quietest point of the last few seconds before that. The rest starts the next part.
    */
   private cutLongSpeech(): SegmenterEvent {
     const all = concat(this.buffer, this.bufferSamples);
@@ -199,14 +213,10 @@ export class Segmenter {
     const pause = this.pauses
       .filter((p) => p.startSample + p.samples / 2 >= earliest && this.voicedSamples - p.voicedBefore >= keep)
       .at(-1);
+    const latest = Math.max(this.maxUtteranceMs / 2, this.ms(all.length) - this.minPartSpeechMs);
     const cut = pause
       ? pause.startSample + Math.floor(pause.samples / 2)
-      : quietestCut(
-          all,
-          rate,
-          this.maxUtteranceMs / 2,
-          Math.max(this.maxUtteranceMs / 2, this.ms(all.length) - this.minPartSpeechMs),
-        );
+      : quietestCut(all, rate, Math.max(this.maxUtteranceMs / 2, latest - FALLBACK_WINDOW_MS), latest);
     const event: SegmenterEvent = { type: 'utterance', utterance: this.utterance(all.slice(0, cut), false) };
     const rest = all.slice(cut);
     this.buffer = [rest];
@@ -237,6 +247,7 @@ export class Segmenter {
       id: this.utteranceId,
       onsetMs: this.ms(this.onsetSample),
       durationMs: this.ms(this.voicedSamples),
+      atMs: this.ms(this.totalSamples),
     };
   }
 

@@ -1,5 +1,6 @@
 import {
   BehaviorSubject,
+  EMPTY,
   defer,
   distinctUntilChanged,
   filter,
@@ -8,7 +9,6 @@ import {
   merge,
   scan,
   share,
-  shareReplay,
   startWith,
   switchMap,
   take,
@@ -34,19 +34,19 @@ import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
 import type { Sentence } from '../speak/sentences.js';
 import type { Logger } from '../system/logger.js';
 import { admitTranscripts } from './admit-transcripts.js';
-import { ofType, type AssistantEvent, type TurnEvent } from './events.js';
+import { ofType, type AssistantEvent, type InterruptionEvent, type TurnEvent } from './events.js';
 import { playSentences } from './play-sentences.js';
 import type { Earcons, Player, ReplyModel, Synthesizer, Transcriber, Vad } from './ports.js';
 import { prefetchAhead } from './prefetch-ahead.js';
 import { recordTurn } from './record-turn.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
+import { judgeBargeIn } from './judge-barge-in.js';
 import { speakableText } from './speakable-text.js';
 import { splitSentences } from './split-sentences.js';
 import { takeTurns } from './take-turns.js';
 import { toFrames } from './to-frames.js';
 import { transcribeUtterances } from './transcribe-utterances.js';
-import { userSpeaking } from './user-speaking.js';
 
 export interface AssistantDeps {
   config: Pick<HarkConfig, 'vad' | 'bargeIn' | 'listen' | 'history' | 'speech'>;
@@ -70,8 +70,9 @@ export interface AssistantDeps {
  *   PCM → frames → VAD → segmenter → utterances → transcripts → gate → queries
  *     → reply → speakable text → sentences → synthesis (look-ahead) → player → turns
  *
- * A turn is cut (every request of it unsubscribed, unplayed audio dropped) when the user talks
- * over it for `bargeIn.minSpeechMs`, says a stop phrase, asks the next query, or hark shuts down. What hark is
+ * Speech while hark speaks pauses the reply at once; it plays on from there unless the speech
+ * lasts `bargeIn.minSpeechMs`. A turn is cut (every request of it unsubscribed, unplayed audio
+ * dropped) by such an interruption, a stop phrase, the next query, or shutdown. What hark is
  * doing and what the conversation remembers are streams folded from the turns, read by the
  * stages that need them. Completes when the input ends and the last turn is over.
  */
@@ -97,12 +98,10 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         ),
         share(),
       );
-      // Replays whether the user is talking, so a turn starting mid-speech is cut at once.
-      const talking = heard.pipe(
-        userSpeaking(config.bargeIn.minSpeechMs),
-        startWith(false),
-        shareReplay({ bufferSize: 1, refCount: true }),
-      );
+      // Speech while hark is busy pauses the reply, then resumes it or confirms the interruption.
+      const interruptions: Observable<InterruptionEvent> = bargeIn
+        ? heard.pipe(judgeBargeIn(config.bargeIn, state), share())
+        : EMPTY;
       const transcripts = heard.pipe(
         ofType('utterance'),
         map(({ utterance }) => utterance),
@@ -136,7 +135,11 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
           }),
         );
       const turns = verdicts.pipe(
-        takeTurns(answer, { interruptions: talking.pipe(filter(Boolean)), queue: !bargeIn, shutdown: deps.shutdown }),
+        takeTurns(answer, {
+          interruptions: interruptions.pipe(filter((event) => event.phase === 'confirmed')),
+          queue: !bargeIn,
+          shutdown: deps.shutdown,
+        }),
         share(),
       );
 
@@ -184,6 +187,13 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         })),
       );
 
+      const holding = interruptions.pipe(
+        tap((event) => {
+          if (event.phase === 'paused') player.pause();
+          if (event.phase === 'resumed') player.resume();
+        }),
+      );
+
       // Sounds that say what is happening, for a user who cannot see hark.
       const sounds = merge(
         verdicts.pipe(
@@ -199,12 +209,13 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       earcons.play('listening');
       return merge(
         heard,
+        interruptions,
         transcripts,
         verdicts,
         states,
         turns.pipe(ofType('turn')),
         bargeIns,
-        merge(remembering, talking, sounds).pipe(ignoreElements()),
+        merge(remembering, holding, sounds).pipe(ignoreElements()),
       );
     });
 }

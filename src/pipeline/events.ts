@@ -1,11 +1,19 @@
 import { filter, type OperatorFunction } from 'rxjs';
-import type { Verdict, AssistantState, Transcript, Turn } from '../dialog/turn.js';
+import type { BargeInPhase } from '../dialog/barge-in.js';
+import type { AssistantState, Transcript, Turn, Verdict } from '../dialog/turn.js';
 import type { SegmenterEvent } from '../listen/segmenter.js';
 
 /** Every event that flows through the voice loop, each discriminated by `type`. */
 
 /** What the segmenter makes of the microphone: speech under way, an utterance, or a blip dropped. */
 export type ListenEvent = SegmenterEvent;
+
+/**
+ * Speech while hark is busy: the reply paused at once, resumed when the speech was not an
+ * interruption after all (a cough, a knock, its own echo), or the interruption confirmed.
+ * `atMs` is the stream time of the frame that decided it.
+ */
+export type InterruptionEvent = { type: 'interruption'; phase: BargeInPhase; atMs: number | undefined };
 
 /** What transcription made of an utterance. */
 export type TranscriptEvent =
@@ -24,7 +32,7 @@ export type TurnEvent =
   /** The user talked over hark: where the interrupting speech began (stream ms) and how long stopping took. */
   | { type: 'barge-in'; onsetMs: number; onsetToStopMs: number | undefined; heardMs: number };
 
-export type AssistantEvent = ListenEvent | TranscriptEvent | GateEvent | TurnEvent;
+export type AssistantEvent = ListenEvent | InterruptionEvent | TranscriptEvent | GateEvent | TurnEvent;
 
 /** Only the events of the given types, typed as such. */
 export function ofType<E extends { type: string }, K extends E['type']>(

@@ -53,6 +53,9 @@ export interface Player {
   queuedBelow(ms: number): Observable<void>;
   /** Drops everything not yet played, at once. */
   stop(): void;
+  /** Holds playback at once, keeping what was not played; `resume` plays on from exactly there. */
+  pause(): void;
+  resume(): void;
   close(): Promise<void>;
 }
 

@@ -6,6 +6,7 @@ import type { EarconKind, Earcons } from '../../src/pipeline/ports.js';
 export class FakePlayer extends ClockedPlayer {
   readonly writes: Buffer[] = [];
   stops = 0;
+  pauses = 0;
 
   constructor(sampleRateHz: number, now: () => number) {
     super(sampleRateHz, { now, scheduler: asyncScheduler });
@@ -17,6 +18,10 @@ export class FakePlayer extends ClockedPlayer {
 
   protected discard(): void {
     this.stops++;
+  }
+
+  protected override hold(): void {
+    this.pauses++;
   }
 
   async close(): Promise<void> {}

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { map } from 'rxjs';
+import { asyncScheduler, map } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { CommandPlayer, commandWords } from '../../../src/audio/command-player.js';
 import { FilePlayer } from '../../../src/audio/file-player.js';
@@ -88,6 +88,30 @@ describe('FilePlayer', () => {
     expect(readWavInfo(readFileSync(path)).durationMs).toBe(300);
   });
 
+  it('a pause holds playback and a resume plays on from exactly there: nothing lost, nothing twice', async () => {
+    const path = join(dir, 'paused.wav');
+    const scheduler = testScheduler();
+    const ramp = Buffer.from(Int16Array.from({ length: 16000 }, (_, i) => i - 8000).buffer);
+    let closed: Promise<void> | undefined;
+    let queuedWhilePaused = 0;
+    scheduler.run(() => {
+      const player = new FilePlayer(path, 16000, true, { now: () => scheduler.now(), scheduler });
+      player.write(ramp);
+      scheduler.schedule(() => player.pause(), 200);
+      scheduler.schedule(() => (queuedWhilePaused = player.queuedMs()), 450);
+      scheduler.schedule(() => player.resume(), 500);
+      scheduler.schedule(() => {
+        closed = player.close();
+      }, 1600);
+    });
+    await closed;
+    const wav = readFileSync(path);
+    const info = readWavInfo(wav);
+    expect(queuedWhilePaused).toBe(800);
+    expect(info.durationMs).toBe(1000);
+    expect(wav.subarray(info.dataOffset).equals(ramp)).toBe(true);
+  });
+
   it('as fast as possible, writes everything at once', async () => {
     const path = join(dir, 'fast.wav');
     const player = new FilePlayer(path, 24000, false);
@@ -133,6 +157,25 @@ describe('CommandPlayer', () => {
     expect(sizes.length).toBeLessThanOrEqual(2);
     expect(sizes).toContain(3200);
     expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('a pause silences the command at once; a resume plays the rest through a new one', async () => {
+    const out = mkdtempSync(join(dir, 'pause-'));
+    let now = 0;
+    const player = new CommandPlayer(`sh -c "cat > ${out}/$$.raw"`, 16000, createMemoryLogger(), {
+      now: () => now,
+      scheduler: asyncScheduler,
+    });
+    player.write(pcm(1000, 16000));
+    now = 250;
+    player.pause();
+    now = 900;
+    expect(player.queuedMs()).toBe(750);
+    player.resume();
+    await player.close();
+    const sizes = readdirSync(out).map((f) => readFileSync(join(out, f)).length);
+    // The resumed process got exactly the 750 ms that had not been played.
+    expect(sizes).toContain(750 * 32);
   });
 
   it('logs a command that cannot start, and keeps going', async () => {

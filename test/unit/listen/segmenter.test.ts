@@ -50,6 +50,8 @@ describe('Segmenter on real speech (Silero v5)', () => {
     expect(new Set(parts.map((p) => p.id)).size).toBe(1);
     expect(parts.map((p) => p.final)).toEqual([...parts.slice(1).map(() => false), true]);
     for (const part of parts) expect(part.samples.length / RATE).toBeLessThanOrEqual(30);
+    // As few requests as the limit allows.
+    expect(parts).toHaveLength(3);
     const total = parts.reduce((sum, p) => sum + p.samples.length, 0) / RATE;
     expect(total).toBeGreaterThan(69);
   });

@@ -163,17 +163,20 @@ describe('the assistant, microphone to speaker', () => {
     expect(r.player.stops).toBe(0);
   });
 
-  it('barge-in: the reply and its synthesis are unsubscribed, the audio stops, and the history keeps what was heard', () => {
-    // hark speaks from 10 (first sentence 10-20, second 20-30); the user talks over it at 22-24,
-    // which cuts the turn at 24 (3 frames), 4 samples into "Second sentence is here.".
-    const r = run('sssqq-----------------sssqq-----------------------------|', {
+  it('barge-in: the reply pauses at the first word, and once confirmed is cut; history keeps what was heard', () => {
+    // hark speaks from 10 (first sentence 10-20, second 20-30). The user talks over it at 24-26:
+    // playback pauses at 24, 4 samples into "Second sentence is here."; at 26 (3 frames) the
+    // interruption is confirmed and the turn cut.
+    const r = run('sssqq-------------------sssqq-----------------------------|', {
       transcripts: ['Tell me three things.', 'What about four?'],
       replies: ['-a-b-c----------------(d|)', '(d|)'],
     });
     const [first, second] = r.turns;
+    const phases = r.events.flatMap(({ at, event }) => (event.type === 'interruption' ? [`${at}:${event.phase}`] : []));
+    expect(phases).toEqual(['24:paused', '26:confirmed']);
     expect(first).toMatchObject({ interrupted: 'speech', heard: 'First sentence is here. Second' });
-    expect(first?.audioMs.played).toBeLessThan(first?.audioMs.written ?? 0);
-    expect(r.replies[0]?.subscriptions.map((s) => [s.subscribedFrame, s.unsubscribedFrame])).toEqual([[5, 24]]);
+    expect(first?.audioMs.played).toBe(14);
+    expect(r.replies[0]?.subscriptions.map((s) => [s.subscribedFrame, s.unsubscribedFrame])).toEqual([[5, 26]]);
     expect(r.player.stops).toBe(1);
     expect(r.asked[1]).toEqual([
       { role: 'user', text: 'Tell me three things.' },
@@ -181,7 +184,26 @@ describe('the assistant, microphone to speaker', () => {
       { role: 'user', text: 'What about four?' },
     ]);
     expect(second?.interrupted).toBe(false);
-    expect(r.events.find(({ event }) => event.type === 'barge-in')?.at).toBe(24);
+    expect(r.events.find(({ event }) => event.type === 'barge-in')?.at).toBe(26);
+  });
+
+  it('a cough over hark pauses the reply, which plays on from where it stopped: nothing lost, no barge-in', () => {
+    // One frame of speech at 15 (5 samples into the first sentence), then silence: a blip, resumed at 17.
+    const r = run('sssqq----------sqqqqqqqqqqqqqqq-----------------------------------|', {
+      transcripts: ['Tell me three things.'],
+      replies: ['-a-b-(cd|)'],
+    });
+    const phases = r.events.flatMap(({ at, event }) => (event.type === 'interruption' ? [`${at}:${event.phase}`] : []));
+    expect(phases).toEqual(['15:paused', '17:resumed']);
+    expect(r.turns).toHaveLength(1);
+    expect(r.turns[0]).toMatchObject({
+      interrupted: false,
+      heard: 'First sentence is here. Second sentence is here. Third one ends it.',
+      audioMs: { written: 30, played: 30 },
+    });
+    expect(r.events.some(({ event }) => event.type === 'barge-in')).toBe(false);
+    expect(r.player.stops).toBe(0);
+    expect(r.player.pauses).toBe(1);
   });
 
   it('a query cut before hark said anything is carried into the next one', () => {

@@ -3,7 +3,9 @@ import { map, of } from 'rxjs';
 import type { SegmenterEvent, ScoredFrame } from '../../../src/listen/segmenter.js';
 import { ofType } from '../../../src/pipeline/events.js';
 import { segment } from '../../../src/pipeline/segment.js';
-import { userSpeaking } from '../../../src/pipeline/user-speaking.js';
+import type { RunHelpers } from 'rxjs/internal/testing/TestScheduler';
+import type { AssistantState } from '../../../src/dialog/turn.js';
+import { judgeBargeIn } from '../../../src/pipeline/judge-barge-in.js';
 import { testScheduler } from '../../helpers/marbles.js';
 
 /** 10-sample frames at 1 kHz: one frame is 10 ms, so marble frames and audio frames line up. */
@@ -21,12 +23,18 @@ const frame = (probability: number, marker: number): ScoredFrame => ({
   probability,
 });
 const FRAMES = { s: frame(0.9, 1), q: frame(0.1, 0), m: frame(0.6, 2) };
-const summary = (event: SegmenterEvent): string =>
-  event.type === 'speech'
-    ? `S${event.durationMs}`
-    : event.type === 'utterance'
-      ? `U${event.utterance.samples.length}${event.utterance.final ? '' : '+'}`
-      : `D${event.voicedMs}`;
+const summary = (event: SegmenterEvent): string => {
+  switch (event.type) {
+    case 'speech':
+      return `S${event.durationMs}`;
+    case 'silence':
+      return `Q${event.silentMs}`;
+    case 'utterance':
+      return `U${event.utterance.samples.length}${event.utterance.final ? '' : '+'}`;
+    case 'discarded':
+      return `D${event.voicedMs}`;
+  }
+};
 const listening = { speaking: false, listening: true };
 
 describe('segment', () => {
@@ -35,14 +43,14 @@ describe('segment', () => {
       const frames = hot('qqqsssqqqq|', FRAMES);
       const events = frames.pipe(segment(CONFIG, of(listening)), map(summary));
       // Onset at frame 3; pre-roll 2 frames; speech 3 frames; silence ends it after 3 frames.
-      expectObservable(events).toBe('---abc--u-|', { a: 'S10', b: 'S20', c: 'S30', u: 'U80' });
+      expectObservable(events).toBe('---abcxyu-|', { a: 'S10', b: 'S20', c: 'S30', x: 'Q10', y: 'Q20', u: 'U80' });
     });
   });
 
   it('drops a blip shorter than minSpeechMs', () => {
     testScheduler().run(({ hot, expectObservable }) => {
       const events = hot('qsqqqq|', FRAMES).pipe(segment(CONFIG, of(listening)), map(summary));
-      expectObservable(events).toBe('-a--d-|', { a: 'S10', d: 'D10' });
+      expectObservable(events).toBe('-axyd-|', { a: 'S10', x: 'Q10', y: 'Q20', d: 'D10' });
     });
   });
 
@@ -94,18 +102,35 @@ describe('segment', () => {
   });
 });
 
-describe('userSpeaking', () => {
-  it('turns true once speech lasts the barge-in minimum and false when it ends', () => {
+describe('judgeBargeIn', () => {
+  const POLICY = { minSpeechMs: 40, resumeAfterMs: 20 };
+  const judged = (hot: RunHelpers['hot'], frames: string, hark: AssistantState) =>
+    hot(frames, FRAMES).pipe(
+      segment(CONFIG, of(listening)),
+      judgeBargeIn(POLICY, of(hark)),
+      map((event) => event.phase),
+    );
+
+  it('pauses the reply at the first word and confirms the interruption once speech lasts the minimum', () => {
     testScheduler().run(({ hot, expectObservable }) => {
-      const events = hot('qqsssssqqq|', FRAMES).pipe(segment(CONFIG, of(listening)));
-      expectObservable(events.pipe(userSpeaking(40))).toBe('-----t---f|', { t: true, f: false });
+      const phases = judged(hot, 'qqsssssqqq|', 'speaking');
+      expectObservable(phases).toBe('--p--c----|', { p: 'paused', c: 'confirmed' });
     });
   });
 
-  it('stays false for speech shorter than the minimum', () => {
+  it('a cough pauses the reply, which plays on after a little silence: no interruption', () => {
     testScheduler().run(({ hot, expectObservable }) => {
-      const events = hot('qsssqqq|', FRAMES).pipe(segment(CONFIG, of(listening)));
-      expectObservable(events.pipe(userSpeaking(40))).toBe('-------|');
+      const phases = judged(hot, 'qssqqqqq|', 'speaking');
+      expectObservable(phases).toBe('-p--r---|', { p: 'paused', r: 'resumed' });
+    });
+  });
+
+  it('while hark thinks, long enough speech interrupts without a pause; while it listens, nothing happens', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      expectObservable(judged(hot, 'sssssqqq|', 'thinking')).toBe('---c----|', {
+        c: 'confirmed',
+      });
+      expectObservable(judged(hot, 'sssssqqq|', 'listening')).toBe('--------|');
     });
   });
 });

@@ -1,0 +1,23 @@
+import { concatMap, defer, of, withLatestFrom, type Observable, type OperatorFunction } from 'rxjs';
+import { BargeInJudge, type BargeInPolicy } from '../dialog/barge-in.js';
+import type { AssistantState } from '../dialog/turn.js';
+import type { InterruptionEvent, ListenEvent } from './events.js';
+
+/** What the listener hears → pauses, resumes and confirmed interruptions of hark's reply (see BargeInJudge). */
+export function judgeBargeIn(
+  policy: BargeInPolicy,
+  state: Observable<AssistantState>,
+): OperatorFunction<ListenEvent, InterruptionEvent> {
+  return (events) =>
+    defer(() => {
+      const judge = new BargeInJudge(policy);
+      return events.pipe(
+        withLatestFrom(state),
+        concatMap(([event, hark]) => {
+          const phase = judge.push(event, hark);
+          const atMs = event.type === 'speech' || event.type === 'silence' ? event.atMs : undefined;
+          return phase ? of<InterruptionEvent>({ type: 'interruption', phase, atMs }) : [];
+        }),
+      );
+    });
+}
