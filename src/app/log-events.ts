@@ -62,9 +62,20 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
       case 'barge-in':
         logger.info('barge-in', { onsetMs: event.onsetMs, onsetToStopMs: event.onsetToStopMs, heardMs: event.heardMs });
         return;
+      case 'interruption':
+        if (event.phase !== 'confirmed') logger.debug(`barge-in.${event.phase}`, { atMs: event.atMs });
+        return;
+      case 'saying':
+        logger.debug('speak.sentence', { index: event.sentence.index, text: event.sentence.text });
+        return;
+      case 'silence':
       case 'transcript':
       case 'query':
         return;
+      default: {
+        const unhandled: never = event;
+        return unhandled;
+      }
     }
   });
 }

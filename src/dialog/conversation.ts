@@ -27,10 +27,12 @@ export interface Conversation {
   followUpUntil: number;
   /** When the user last talked over hark (monotonic ms). */
   interruptedAt: number;
+  /** The sentences of the latest reply hark spoke, so its own voice heard back can be told apart. */
+  said: readonly string[];
 }
 
 export function newConversation(): Conversation {
-  return { messages: [], carried: '', followUpUntil: -Infinity, interruptedAt: -Infinity };
+  return { messages: [], carried: '', followUpUntil: -Infinity, interruptedAt: -Infinity, said: [] };
 }
 
 /** The query as the model gets it: carried words first. */
@@ -63,6 +65,12 @@ export function afterTurn(conversation: Conversation, turn: Turn, policy: Conver
     { role: 'assistant', text: reply },
   ];
   return { ...next, messages: bounded(messages, policy) };
+}
+
+/** hark began to speak a sentence; the first of a reply starts the list afresh. */
+export function afterSaying(conversation: Conversation, sentence: { index: number; text: string }): Conversation {
+  const said = sentence.index === 0 ? [sentence.text] : [...conversation.said, sentence.text];
+  return { ...conversation, said };
 }
 
 /** What the gate decided, folded in: a lone wake phrase opens the window; "stop" ends the matter. */

@@ -1,5 +1,6 @@
 import { isStopPhrase, matchWakePhrase } from '../listen/wake-phrase.js';
 import type { Conversation } from './conversation.js';
+import { soundsLikeOwnVoice } from './own-voice.js';
 import type { AssistantState, Transcript, Verdict } from './turn.js';
 
 export interface GatePolicy {
@@ -12,7 +13,8 @@ export interface GatePolicy {
 /**
  * Which transcripts become queries. With wake phrases configured, a query must start with one
  * (taken off before the chat request), except in the follow-up window. A stop phrase said while
- * hark is busy, or just after the user talked over it, stops hark without a new query. Pure.
+ * hark is busy, or just after the user talked over it, stops hark without a new query. Speech
+ * heard while hark spoke that repeats what hark said is its own voice, never a query. Pure.
  */
 export function admit(
   transcript: Transcript,
@@ -23,6 +25,9 @@ export function admit(
 ): Verdict {
   const busy = state !== 'listening' || now - conversation.interruptedAt < policy.stopAfterInterruptionMs;
   if (busy && isStopPhrase(transcript.text, policy.stopPhrases)) return { type: 'stop', transcript };
+  if (transcript.overlapped && soundsLikeOwnVoice(transcript.text, conversation.said)) {
+    return { type: 'ignored', reason: 'own voice', transcript };
+  }
   if (policy.wakePhrases.length === 0) return { type: 'query', query: { text: transcript.text, transcript } };
   const match = matchWakePhrase(transcript.text, policy.wakePhrases);
   if (match && !/[\p{L}\p{N}]/u.test(match.rest)) return { type: 'wake', phrase: match.phrase };

@@ -15,6 +15,8 @@ export interface Transcript {
   /** When the last transcription request was handed to the client. */
   transcriptionRequestAt: number;
   transcriptAt: number;
+  /** hark was speaking while it was said: it may be hark's own voice. */
+  overlapped: boolean;
 }
 
 /**

@@ -48,6 +48,8 @@ export interface Utterance {
   onsetMs: number;
   /** Stream time where this part ends. */
   endMs: number;
+  /** hark was speaking during some of it: it may be hark's own voice. */
+  overlapped: boolean;
 }
 
 export type SegmenterEvent =
@@ -90,6 +92,7 @@ export class Segmenter {
   private voicedSamples = 0;
   private silenceRunSamples = 0;
   private utteranceId = 0;
+  private overlapped = false;
   private part = 0;
   private totalSamples = 0;
 
@@ -114,8 +117,10 @@ export class Segmenter {
         return [];
       }
       this.startSpeech(frame.samples, frameStart);
+      this.overlapped = context.speaking;
       return [this.speechEvent()];
     }
+    this.overlapped ||= context.speaking;
     this.buffer.push(frame.samples);
     this.bufferSamples += frame.samples.length;
     const events: SegmenterEvent[] = [];
@@ -238,6 +243,7 @@ export class Segmenter {
       sampleRateHz: this.config.sampleRateHz,
       onsetMs: this.ms(this.onsetSample),
       endMs: this.ms(this.bufferStartSample + samples.length),
+      overlapped: this.overlapped,
     };
   }
 

@@ -21,6 +21,7 @@ import {
 import { durationMs } from '../audio/pcm.js';
 import type { HarkConfig } from '../config/schema.js';
 import {
+  afterSaying,
   afterTurn,
   afterVerdict,
   messagesFor,
@@ -149,14 +150,12 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         distinctUntilChanged((a, b) => a.state === b.state),
         tap((event) => state.next(event.state)),
       );
-      const remembering = merge(turns.pipe(ofType('turn')), verdicts.pipe(ofType('wake', 'stop'))).pipe(
-        scan(
-          (remembered, event) =>
-            event.type === 'turn'
-              ? afterTurn(remembered, event.turn, policy)
-              : afterVerdict(remembered, event, now(), policy),
-          conversation.value,
-        ),
+      const remembering = merge(turns.pipe(ofType('turn', 'saying')), verdicts.pipe(ofType('wake', 'stop'))).pipe(
+        scan((remembered, event) => {
+          if (event.type === 'turn') return afterTurn(remembered, event.turn, policy);
+          if (event.type === 'saying') return afterSaying(remembered, event.sentence);
+          return afterVerdict(remembered, event, now(), policy);
+        }, conversation.value),
         tap((remembered) => conversation.next(remembered)),
       );
 

@@ -2,6 +2,7 @@ import { filter, type OperatorFunction } from 'rxjs';
 import type { BargeInPhase } from '../dialog/barge-in.js';
 import type { AssistantState, Transcript, Turn, Verdict } from '../dialog/turn.js';
 import type { SegmenterEvent } from '../listen/segmenter.js';
+import type { Sentence } from '../speak/sentences.js';
 
 /** Every event that flows through the voice loop, each discriminated by `type`. */
 
@@ -27,6 +28,8 @@ export type GateEvent = Verdict;
 
 export type TurnEvent =
   | { type: 'state'; state: AssistantState }
+  /** hark starts to speak a sentence of the reply. */
+  | { type: 'saying'; sentence: Sentence }
   /** A turn is over, however it ended. */
   | { type: 'turn'; turn: Turn }
   /** The user talked over hark: where the interrupting speech began (stream ms) and how long stopping took. */

@@ -39,13 +39,18 @@ export function recordTurn(deps: RecordTurnDeps): OperatorFunction<Placement, Tu
     defer(() => {
       let interrupted: Interruption | false = false;
       let failed: Error | undefined;
+      const said = new Set<number>();
       earcons.play('thinking');
       const speaking = placements.pipe(
         concatWith(player.queuedBelow(0).pipe(ignoreElements())),
         takeUntil(deps.cut.pipe(tap((why) => (interrupted = why)))),
-        concatMap((placement) =>
-          recorder.placed(placement, player) ? of<TurnEvent>({ type: 'state', state: 'speaking' }) : EMPTY,
-        ),
+        concatMap((placement): TurnEvent[] => {
+          const firstOfSentence = !said.has(placement.sentence.index);
+          said.add(placement.sentence.index);
+          const events: TurnEvent[] = recorder.placed(placement, player) ? [{ type: 'state', state: 'speaking' }] : [];
+          if (firstOfSentence) events.push({ type: 'saying', sentence: placement.sentence });
+          return events;
+        }),
         catchError((error: unknown) => {
           failed = error instanceof Error ? error : new Error(String(error));
           return EMPTY;

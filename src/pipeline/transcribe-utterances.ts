@@ -10,6 +10,7 @@ interface Pending {
   texts: string[];
   failed: boolean;
   audioMs: number;
+  overlapped: boolean;
 }
 
 /**
@@ -30,9 +31,10 @@ export function transcribeUtterances(
         concatMap((utterance) =>
           defer((): Observable<TranscriptEvent> => {
             const endOfSpeechAt = now();
-            const state = pending.get(utterance.id) ?? { texts: [], failed: false, audioMs: 0 };
+            const state = pending.get(utterance.id) ?? { texts: [], failed: false, audioMs: 0, overlapped: false };
             pending.set(utterance.id, state);
             state.audioMs += (utterance.samples.length / utterance.sampleRateHz) * 1000;
+            state.overlapped ||= utterance.overlapped;
             const finish = (): void => void (utterance.final && pending.delete(utterance.id));
             if (state.failed) {
               finish();
@@ -60,6 +62,7 @@ export function transcribeUtterances(
                   endOfSpeechAt,
                   transcriptionRequestAt,
                   transcriptAt: now(),
+                  overlapped: state.overlapped,
                 };
                 return of({ type: 'transcript', transcript });
               }),

@@ -9,6 +9,7 @@ export function transcript(text: string): Transcript {
     endOfSpeechAt: 0,
     transcriptionRequestAt: 0,
     transcriptAt: 0,
+    overlapped: false,
   };
 }
 

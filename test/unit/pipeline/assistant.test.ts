@@ -206,6 +206,19 @@ describe('the assistant, microphone to speaker', () => {
     expect(r.player.pauses).toBe(1);
   });
 
+  it("hark's own voice heard back while it speaks is never taken for a query", () => {
+    // Two frames over hark's reply (15-16): the reply pauses, plays on, and the "utterance"
+    // transcribes to hark's own words: ignored.
+    const r = run('sssqq----------ssqq------------------------------------------|', {
+      transcripts: ['Tell me three things.', 'first sentence is here'],
+      replies: ['-a-b-(cd|)'],
+    });
+    expect(r.asked).toHaveLength(1);
+    expect(r.turns.map((t) => t.interrupted)).toEqual([false]);
+    const verdict = r.events.find(({ event }) => event.type === 'ignored');
+    expect(verdict?.event).toMatchObject({ type: 'ignored', reason: 'own voice' });
+  });
+
   it('a query cut before hark said anything is carried into the next one', () => {
     // The reply has not started when the user goes on talking (7-9): nothing was heard.
     const r = run('sssqq--sssqq----------------------------------------|', {

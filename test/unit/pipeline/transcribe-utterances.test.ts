@@ -16,6 +16,7 @@ const utterance = (id: number, part: number, final: boolean): Utterance => ({
   sampleRateHz: 16000,
   onsetMs: 0,
   endMs: 100,
+  overlapped: false,
 });
 const summary = (event: TranscriptEvent): string =>
   event.type === 'transcript'
