@@ -44,11 +44,11 @@ export async function benchLatency(turns = 10) {
     const push = (stage: string, value: number | undefined): void => {
       if (value !== undefined && Number.isFinite(value)) stages[stage]?.push(value);
     };
-    push('end of speech -> transcription request sent', (transcriptions[i]?.receivedAtMs ?? NaN) - t.endOfSpeech);
+    push('end of speech -> transcription request sent', (transcriptions[i]?.receivedAtMs ?? NaN) - t.endpointed);
     push('transcript -> chat request sent', (chats[i]?.receivedAtMs ?? NaN) - t.transcript);
     push('sentence complete -> TTS request sent', (speech[i]?.receivedAtMs ?? NaN) - (t.firstSentence ?? NaN));
     push('first PCM delta -> written to the player', (t.firstWrite ?? NaN) - (speech[i]?.firstBodyByteAtMs ?? NaN));
-    if (t.firstPlayed !== undefined) voiceToVoice.push(t.firstPlayed - t.endOfSpeech);
+    if (t.firstPlayed !== undefined) voiceToVoice.push(t.firstPlayed - t.endpointed);
   });
   const rows = Object.entries(stages).map(([stage, values]) => [
     stage,

@@ -18,7 +18,7 @@ async function listen(samples: Int16Array, vad: Vad): Promise<{ cpuMs: number; u
   const cpu = process.cpuUsage();
   for (let at = 0; at + VAD_FRAME_SAMPLES <= samples.length; at += VAD_FRAME_SAMPLES) {
     const frame = samples.subarray(at, at + VAD_FRAME_SAMPLES);
-    for (const event of segmenter.push({ samples: frame, probability: await vad.probability(frame) })) {
+    for (const event of segmenter.push({ samples: frame, probability: await vad.probability(frame), capturedAt: 0 })) {
       if (event.type === 'utterance') utterances++;
     }
   }

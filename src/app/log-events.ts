@@ -60,7 +60,12 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
         logTurn(logger, event.turn);
         return;
       case 'barge-in':
-        logger.info('barge-in', { onsetMs: event.onsetMs, onsetToStopMs: event.onsetToStopMs, heardMs: event.heardMs });
+        logger.info('barge-in', {
+          by: event.by,
+          onsetMs: event.onsetMs,
+          onsetToStopMs: event.onsetToStopMs,
+          heardMs: event.heardMs,
+        });
         return;
       case 'interruption':
         if (event.phase !== 'confirmed') logger.debug(`barge-in.${event.phase}`, { atMs: event.atMs });

@@ -29,7 +29,8 @@ export class TurnRecorder {
   ) {
     const { transcript } = query;
     this.timings = {
-      endOfSpeech: transcript.endOfSpeechAt,
+      speechEnd: transcript.speechEndedAt,
+      endpointed: transcript.endpointedAt,
       transcriptionRequest: transcript.transcriptionRequestAt,
       transcript: transcript.transcriptAt,
       chatRequest: now(),

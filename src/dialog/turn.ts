@@ -10,8 +10,10 @@ export interface Transcript {
   /** Transcription requests made (more than one for speech longer than 30 s). */
   parts: number;
   audioMs: number;
-  /** When the end of speech was detected (monotonic ms). */
-  endOfSpeechAt: number;
+  /** When the last voiced frame was captured: the listener's best guess at the end of speech (monotonic ms). */
+  speechEndedAt: number;
+  /** When the listener decided the user had stopped (the end of speech plus the silence it waited for). */
+  endpointedAt: number;
   /** When the last transcription request was handed to the client. */
   transcriptionRequestAt: number;
   transcriptAt: number;
@@ -42,7 +44,8 @@ export type Verdict =
 
 /** Monotonic times (ms) of each step of a turn. */
 export interface TurnTimings {
-  endOfSpeech: number;
+  speechEnd: number;
+  endpointed: number;
   transcriptionRequest: number;
   transcript: number;
   chatRequest?: number;
@@ -74,10 +77,15 @@ export interface Turn {
   audioMs: { written: number; played: number };
 }
 
-/** Milliseconds from the end of speech to each step, rounded; steps that did not happen are left out. */
+/**
+ * Milliseconds from the end of speech (the last voiced frame) to each step, rounded; steps that
+ * did not happen are left out. The user's wait starts at their last syllable, not when hark
+ * decided they had finished: `endpointing` is that difference.
+ */
 export function turnLatencies(turn: Turn): Record<string, number> {
   const { timings } = turn;
   const steps: [string, number | undefined][] = [
+    ['endpointing', timings.endpointed],
     ['transcript', timings.transcript],
     ['firstToken', timings.firstToken],
     ['firstSentence', timings.firstSentence],
@@ -85,6 +93,6 @@ export function turnLatencies(turn: Turn): Record<string, number> {
     ['firstSamplePlayed', timings.firstPlayed],
   ];
   const latencies: Record<string, number> = {};
-  for (const [step, at] of steps) if (at !== undefined) latencies[step] = Math.round(at - timings.endOfSpeech);
+  for (const [step, at] of steps) if (at !== undefined) latencies[step] = Math.round(at - timings.speechEnd);
   return latencies;
 }

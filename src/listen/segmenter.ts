@@ -1,3 +1,4 @@
+import type { Frame } from '../audio/frames.js';
 import { MAX_CHUNK_MS, quietestCut } from './long-audio.js';
 
 export interface SegmenterConfig {
@@ -29,9 +30,8 @@ interface Pause {
   voicedBefore: number;
 }
 
-/** One VAD-scored frame of 16-bit mono audio. */
-export interface ScoredFrame {
-  samples: Int16Array;
+/** One VAD-scored frame of 16-bit mono audio, with when its last sample was captured (monotonic ms). */
+export interface ScoredFrame extends Frame {
   probability: number;
 }
 
@@ -48,6 +48,10 @@ export interface Utterance {
   onsetMs: number;
   /** Stream time where this part ends. */
   endMs: number;
+  /** When the first sample of the onset frame was captured (monotonic ms). */
+  onsetAt: number;
+  /** When the last voiced frame so far was captured: the listener's best guess at the end of speech. */
+  speechEndedAt: number;
   /** hark was speaking during some of it: it may be hark's own voice. */
   overlapped: boolean;
 }
@@ -57,7 +61,7 @@ export type SegmenterEvent =
    * Every voiced frame of a stretch of speech, so listeners can act on its duration: the speech
    * so far (voiced frames only) and the stream time at the end of this frame.
    */
-  | { type: 'speech'; id: number; onsetMs: number; durationMs: number; atMs: number }
+  | { type: 'speech'; id: number; onsetMs: number; onsetAt: number; durationMs: number; atMs: number }
   /** Every unvoiced frame inside a stretch of speech: how long the silence has lasted so far. */
   | { type: 'silence'; id: number; silentMs: number; atMs: number }
   | { type: 'utterance'; utterance: Utterance }
@@ -89,6 +93,8 @@ export class Segmenter {
   private bufferSamples = 0;
   private bufferStartSample = 0;
   private onsetSample = 0;
+  private onsetAt = 0;
+  private lastVoicedAt = 0;
   private voicedSamples = 0;
   private silenceRunSamples = 0;
   private utteranceId = 0;
@@ -117,6 +123,8 @@ export class Segmenter {
         return [];
       }
       this.startSpeech(frame.samples, frameStart);
+      this.onsetAt = frame.capturedAt - this.ms(frame.samples.length);
+      this.lastVoicedAt = frame.capturedAt;
       this.overlapped = context.speaking;
       return [this.speechEvent()];
     }
@@ -128,6 +136,7 @@ export class Segmenter {
       this.notePause();
       // Only voiced frames count as speech: two clicks half a second apart are not half a second of speech.
       this.voicedSamples += frame.samples.length;
+      this.lastVoicedAt = frame.capturedAt;
       this.silenceRunSamples = 0;
       events.push(this.speechEvent());
     } else {
@@ -243,6 +252,8 @@ export class Segmenter {
       sampleRateHz: this.config.sampleRateHz,
       onsetMs: this.ms(this.onsetSample),
       endMs: this.ms(this.bufferStartSample + samples.length),
+      onsetAt: this.onsetAt,
+      speechEndedAt: this.lastVoicedAt,
       overlapped: this.overlapped,
     };
   }
@@ -252,6 +263,7 @@ export class Segmenter {
       type: 'speech',
       id: this.utteranceId,
       onsetMs: this.ms(this.onsetSample),
+      onsetAt: this.onsetAt,
       durationMs: this.ms(this.voicedSamples),
       atMs: this.ms(this.totalSamples),
     };

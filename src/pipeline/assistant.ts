@@ -18,7 +18,6 @@ import {
   type Observable,
   type OperatorFunction,
 } from 'rxjs';
-import { durationMs } from '../audio/pcm.js';
 import type { HarkConfig } from '../config/schema.js';
 import {
   afterSaying,
@@ -91,7 +90,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
 
       // Listening half.
       const heard = audio.pipe(
-        toFrames(VAD_FRAME_SAMPLES),
+        toFrames(VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ, now),
         scoreVoice(deps.vad, logger, config.vad.energyGateDbfs),
         segment(
           { ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ },
@@ -159,29 +158,20 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         tap((remembered) => conversation.next(remembered)),
       );
 
-      // Barge-ins, timed from the interrupting speech's onset on the input's clock.
-      const inputStartedAt = audio.pipe(
-        take(1),
-        // A chunk arrives once captured: the input began one chunk before the first arrived.
-        map((chunk) => now() - durationMs(chunk.length, VAD_SAMPLE_RATE_HZ)),
-        startWith(undefined),
-      );
-      const onsets = heard.pipe(
-        ofType('speech'),
-        map((event) => event.onsetMs),
-        startWith(0),
-      );
+      // Barge-ins, timed from when the interrupting speech's first frame was captured.
+      const onsets = heard.pipe(ofType('speech'), startWith(undefined));
       const bargeIns = turns.pipe(
         ofType('turn'),
-        filter(({ turn }) => turn.interrupted !== false),
-        withLatestFrom(onsets, inputStartedAt),
-        map(([{ turn }, onsetMs, startedAt]): TurnEvent => ({
+        filter(({ turn }) => turn.interrupted !== false && turn.interrupted !== 'shutdown'),
+        withLatestFrom(onsets),
+        map(([{ turn }, onset]): TurnEvent => ({
           type: 'barge-in',
-          onsetMs: Math.round(onsetMs),
+          by: turn.interrupted || 'speech',
+          onsetMs: Math.round(onset?.onsetMs ?? 0),
           onsetToStopMs:
-            turn.stoppedAt === undefined || startedAt === undefined
+            turn.stoppedAt === undefined || onset === undefined
               ? undefined
-              : Math.round(turn.stoppedAt - (startedAt + onsetMs)),
+              : Math.round(turn.stoppedAt - onset.onsetAt),
           heardMs: turn.audioMs.played,
         })),
       );

@@ -1,6 +1,6 @@
 import { filter, type OperatorFunction } from 'rxjs';
 import type { BargeInPhase } from '../dialog/barge-in.js';
-import type { AssistantState, Transcript, Turn, Verdict } from '../dialog/turn.js';
+import type { AssistantState, Interruption, Transcript, Turn, Verdict } from '../dialog/turn.js';
 import type { SegmenterEvent } from '../listen/segmenter.js';
 import type { Sentence } from '../speak/sentences.js';
 
@@ -32,8 +32,8 @@ export type TurnEvent =
   | { type: 'saying'; sentence: Sentence }
   /** A turn is over, however it ended. */
   | { type: 'turn'; turn: Turn }
-  /** The user talked over hark: where the interrupting speech began (stream ms) and how long stopping took. */
-  | { type: 'barge-in'; onsetMs: number; onsetToStopMs: number | undefined; heardMs: number };
+  /** The user talked over hark: how, where the interrupting speech began (stream ms), and how long stopping took. */
+  | { type: 'barge-in'; by: Interruption; onsetMs: number; onsetToStopMs: number | undefined; heardMs: number };
 
 export type AssistantEvent = ListenEvent | InterruptionEvent | TranscriptEvent | GateEvent | TurnEvent;
 

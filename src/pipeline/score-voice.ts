@@ -1,4 +1,5 @@
 import { concatMap, from, of, type Observable, type OperatorFunction } from 'rxjs';
+import type { Frame } from '../audio/frames.js';
 import { EnergyVad } from '../listen/energy-vad.js';
 import type { ScoredFrame } from '../listen/segmenter.js';
 import type { Logger } from '../system/logger.js';
@@ -8,31 +9,27 @@ import type { Vad } from './ports.js';
  * Frames → frames with their speech probability, in order. If the model fails mid-run, the
  * energy VAD takes over and the log says so; listening never stops over it.
  */
-export function scoreVoice(
-  vad: Vad,
-  logger: Logger,
-  fallbackGateDbfs: number,
-): OperatorFunction<Int16Array, ScoredFrame> {
+export function scoreVoice(vad: Vad, logger: Logger, fallbackGateDbfs: number): OperatorFunction<Frame, ScoredFrame> {
   let active: Vad = vad;
-  const fallback = (samples: Int16Array, error: unknown): ScoredFrame => {
+  const fallback = (frame: Frame, error: unknown): ScoredFrame => {
     if (active === vad) {
       logger.error('vad.failed', { vad: vad.name, error: (error as Error).message, using: 'energy VAD' });
       active = new EnergyVad(fallbackGateDbfs);
     }
-    return { samples, probability: active.probability(samples) as number };
+    return { ...frame, probability: active.probability(frame.samples) as number };
   };
-  const score = (samples: Int16Array): Observable<ScoredFrame> => {
+  const score = (frame: Frame): Observable<ScoredFrame> => {
     try {
-      const result = active.probability(samples);
-      if (typeof result === 'number') return of({ samples, probability: result });
+      const result = active.probability(frame.samples);
+      if (typeof result === 'number') return of({ ...frame, probability: result });
       return from(
         result.then(
-          (probability) => ({ samples, probability }),
-          (error: unknown) => fallback(samples, error),
+          (probability) => ({ ...frame, probability }),
+          (error: unknown) => fallback(frame, error),
         ),
       );
     } catch (error) {
-      return of(fallback(samples, error));
+      return of(fallback(frame, error));
     }
   };
   return concatMap(score);

@@ -30,7 +30,7 @@ export function transcribeUtterances(
       return utterances.pipe(
         concatMap((utterance) =>
           defer((): Observable<TranscriptEvent> => {
-            const endOfSpeechAt = now();
+            const endpointedAt = now();
             const state = pending.get(utterance.id) ?? { texts: [], failed: false, audioMs: 0, overlapped: false };
             pending.set(utterance.id, state);
             state.audioMs += (utterance.samples.length / utterance.sampleRateHz) * 1000;
@@ -59,7 +59,8 @@ export function transcribeUtterances(
                   text,
                   parts: state.texts.length,
                   audioMs: state.audioMs,
-                  endOfSpeechAt,
+                  speechEndedAt: utterance.speechEndedAt,
+                  endpointedAt,
                   transcriptionRequestAt,
                   transcriptAt: now(),
                   overlapped: state.overlapped,

@@ -55,19 +55,22 @@ describe('PlaybackClock', () => {
 });
 
 describe('Reframer', () => {
-  it('makes whole frames from odd-sized chunks without losing a byte', () => {
-    const reframer = new Reframer(3);
+  it('makes whole frames from odd-sized chunks without losing a byte, each stamped with when it was captured', () => {
+    // 1 kHz: a sample per millisecond. A chunk arriving at t was captured up to t.
+    const reframer = new Reframer(3, 1000);
     const bytes = Buffer.from(Int16Array.from({ length: 10 }, (_, i) => i).buffer);
     const frames = [
-      ...reframer.push(bytes.subarray(0, 5)),
-      ...reframer.push(bytes.subarray(5, 13)),
-      ...reframer.push(bytes.subarray(13)),
+      ...reframer.push(bytes.subarray(0, 5), 100),
+      ...reframer.push(bytes.subarray(5, 13), 104),
+      ...reframer.push(bytes.subarray(13), 110),
     ];
-    expect(frames.map((f) => [...f])).toEqual([
+    expect(frames.map((f) => [...f.samples])).toEqual([
       [0, 1, 2],
       [3, 4, 5],
       [6, 7, 8],
     ]);
+    // 13 bytes (6.5 samples) had arrived by 104: frame [0..2] ended 3.5 samples before that.
+    expect(frames.map((f) => f.capturedAt)).toEqual([100.5, 103.5, 109]);
   });
 });
 

@@ -6,6 +6,7 @@ const speech = (id: number, durationMs: number): SegmenterEvent => ({
   type: 'speech',
   id,
   onsetMs: 0,
+  onsetAt: 0,
   durationMs,
   atMs: 0,
 });

@@ -23,7 +23,8 @@ async function segmentAll(samples: Int16Array, vad: Vad): Promise<SegmenterEvent
   const events: SegmenterEvent[] = [];
   for (let at = 0; at + VAD_FRAME_SAMPLES <= samples.length; at += VAD_FRAME_SAMPLES) {
     const frame = samples.subarray(at, at + VAD_FRAME_SAMPLES);
-    events.push(...segmenter.push({ samples: frame, probability: await vad.probability(frame) }));
+    const capturedAt = ((at + VAD_FRAME_SAMPLES) / RATE) * 1000;
+    events.push(...segmenter.push({ samples: frame, probability: await vad.probability(frame), capturedAt }));
   }
   return [...events, ...segmenter.flush()];
 }
@@ -83,7 +84,7 @@ describe('Segmenter on scored frames', () => {
     for (const [probability, ms] of script) {
       for (let i = 0; i < Math.round(ms / FRAME_MS); i++) {
         const samples = new Int16Array(VAD_FRAME_SAMPLES).fill(++marker % 30000);
-        events.push(...segmenter.push({ samples, probability }));
+        events.push(...segmenter.push({ samples, probability, capturedAt: marker * FRAME_MS }));
       }
     }
     return [...events, ...segmenter.flush()];

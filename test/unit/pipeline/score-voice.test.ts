@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { map } from 'rxjs';
+import { from, lastValueFrom, map, toArray } from 'rxjs';
 import type { Vad } from '../../../src/pipeline/ports.js';
 import { scoreVoice } from '../../../src/pipeline/score-voice.js';
 import { silentLogger } from '../../../src/system/logger.js';
@@ -15,7 +15,10 @@ describe('scoreVoice', () => {
       close: async () => undefined,
     };
     testScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
-      const source = hot('-a-b-a', { a: Int16Array.of(5, 5), b: Int16Array.of(0, 0) });
+      const source = hot('-a-b-a', {
+        a: { samples: Int16Array.of(5, 5), capturedAt: 0 },
+        b: { samples: Int16Array.of(0, 0), capturedAt: 0 },
+      });
       const scored = source.pipe(
         scoreVoice(vad, silentLogger, -50),
         map((f) => f.probability),
@@ -33,11 +36,9 @@ describe('scoreVoice', () => {
       reset: () => undefined,
       close: async () => undefined,
     };
-    const { from, lastValueFrom, toArray } = await import('rxjs');
-    const loud = new Int16Array(512).map((_, i) => (i % 2 ? 12000 : -12000));
-    const scored = await lastValueFrom(
-      from([loud, new Int16Array(512)]).pipe(scoreVoice(vad, silentLogger, -50), toArray()),
-    );
+    const loud = { samples: new Int16Array(512).map((_, i) => (i % 2 ? 12000 : -12000)), capturedAt: 32 };
+    const quiet = { samples: new Int16Array(512), capturedAt: 64 };
+    const scored = await lastValueFrom(from([loud, quiet]).pipe(scoreVoice(vad, silentLogger, -50), toArray()));
     expect(scored.map((s) => s.probability)).toEqual([1, 0]);
   });
 });

@@ -21,6 +21,7 @@ const CONFIG = {
 const frame = (probability: number, marker: number): ScoredFrame => ({
   samples: new Int16Array(10).fill(marker),
   probability,
+  capturedAt: 0,
 });
 const FRAMES = { s: frame(0.9, 1), q: frame(0.1, 0), m: frame(0.6, 2) };
 const summary = (event: SegmenterEvent): string => {

@@ -17,6 +17,8 @@ const utterance = (id: number, part: number, final: boolean): Utterance => ({
   onsetMs: 0,
   endMs: 100,
   overlapped: false,
+  onsetAt: 0,
+  speechEndedAt: 0,
 });
 const summary = (event: TranscriptEvent): string =>
   event.type === 'transcript'
@@ -100,7 +102,7 @@ describe('transcribeUtterances', () => {
       const heard = hot('--a|', { a: utterance(1, 0, true) });
       const times = heard.pipe(
         transcribeUtterances(transcriber, silentLogger, () => scheduler.now()),
-        map((e) => (e.type === 'transcript' ? `${e.transcript.endOfSpeechAt}-${e.transcript.transcriptAt}` : '')),
+        map((e) => (e.type === 'transcript' ? `${e.transcript.endpointedAt}-${e.transcript.transcriptAt}` : '')),
       );
       expectObservable(times).toBe('-----(t|)', { t: '2-5' });
     });
