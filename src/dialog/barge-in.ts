@@ -1,4 +1,4 @@
-import type { SegmenterEvent } from '../listen/segmenter.js';
+import type { SegmenterEvent } from '../listen/speech-events.js';
 import type { AssistantState } from './turn.js';
 
 /** What the judge decides about speech heard while hark is busy. */

@@ -1,24 +1,5 @@
-import type { Frame } from '../audio/frames.js';
 import { MAX_CHUNK_MS, quietestCut } from './long-audio.js';
-
-export interface SegmenterConfig {
-  sampleRateHz: number;
-  startThreshold: number;
-  stopThreshold: number;
-  /** Start threshold while hark itself is speaking (its own voice reaches the microphone). */
-  speakingStartThreshold: number;
-  minSpeechMs: number;
-  endSilenceMs: number;
-  preRollMs: number;
-  /** No utterance is longer: a monologue is cut at its quietest point before this. */
-  maxUtteranceMs?: number;
-  /** Silence kept after the last voiced frame. */
-  trailingSilenceMs?: number;
-  /** A monologue is cut in a pause at least this long (else at its quietest point). */
-  minCutPauseMs?: number;
-  /** Speech a part of a monologue must leave for the next part, so no part is a near-empty request. */
-  minPartSpeechMs?: number;
-}
+import type { FrameContext, ScoredFrame, SegmenterConfig, SegmenterEvent, Utterance } from './speech-events.js';
 
 /** Where a monologue without a real pause is cut: the quietest point of this last stretch before the limit. */
 const FALLBACK_WINDOW_MS = 5000;
@@ -28,51 +9,6 @@ interface Pause {
   startSample: number;
   samples: number;
   voicedBefore: number;
-}
-
-/** One VAD-scored frame of 16-bit mono audio, with when its last sample was captured (monotonic ms). */
-export interface ScoredFrame extends Frame {
-  probability: number;
-}
-
-export interface Utterance {
-  /** Which stretch of speech; the parts of one long monologue share it. */
-  id: number;
-  part: number;
-  /** The last part of its speech: the user has stopped talking. */
-  final: boolean;
-  /** Pre-roll, speech, and a little trailing silence. */
-  samples: Int16Array;
-  sampleRateHz: number;
-  /** Stream time of the speech onset (first voiced frame), in ms from the start of input. */
-  onsetMs: number;
-  /** Stream time where this part ends. */
-  endMs: number;
-  /** When the first sample of the onset frame was captured (monotonic ms). */
-  onsetAt: number;
-  /** When the last voiced frame so far was captured: the listener's best guess at the end of speech. */
-  speechEndedAt: number;
-  /** hark was speaking during some of it: it may be hark's own voice. */
-  overlapped: boolean;
-}
-
-export type SegmenterEvent =
-  /**
-   * Every voiced frame of a stretch of speech, so listeners can act on its duration: the speech
-   * so far (voiced frames only) and the stream time at the end of this frame.
-   */
-  | { type: 'speech'; id: number; onsetMs: number; onsetAt: number; durationMs: number; atMs: number }
-  /** Every unvoiced frame inside a stretch of speech: how long the silence has lasted so far. */
-  | { type: 'silence'; id: number; silentMs: number; atMs: number }
-  | { type: 'utterance'; utterance: Utterance }
-  /** Speech too short to be an utterance (a cough, a click): never sent anywhere. */
-  | { type: 'discarded'; id: number; onsetMs: number; voicedMs: number };
-
-export interface FrameContext {
-  /** hark is speaking: use the raised start threshold. */
-  speaking: boolean;
-  /** false while half-duplex playback runs: frames are ignored. */
-  listening: boolean;
 }
 
 /**
@@ -99,6 +35,7 @@ export class Segmenter {
   private silenceRunSamples = 0;
   private utteranceId = 0;
   private overlapped = false;
+  private tentativeOffered = false;
   private part = 0;
   private totalSamples = 0;
 
@@ -137,14 +74,18 @@ export class Segmenter {
       // Only voiced frames count as speech: two clicks half a second apart are not half a second of speech.
       this.voicedSamples += frame.samples.length;
       this.lastVoicedAt = frame.capturedAt;
+      this.tentativeOffered = false;
       this.silenceRunSamples = 0;
       events.push(this.speechEvent());
     } else {
       this.silenceRunSamples += frame.samples.length;
-      if (this.ms(this.silenceRunSamples) >= this.config.endSilenceMs) {
+      const silentMs = this.ms(this.silenceRunSamples);
+      const endpoint = context.endpoint?.utteranceId === this.utteranceId ? context.endpoint.silenceMs : undefined;
+      if (silentMs >= (endpoint ?? this.config.endSilenceMs)) {
         events.push(this.endSpeech());
         return events;
       }
+      if (this.offersTentative(silentMs)) events.push({ type: 'tentative', utterance: this.soFar() });
       events.push({
         type: 'silence',
         id: this.utteranceId,
@@ -154,6 +95,15 @@ export class Segmenter {
     }
     if (this.ms(this.bufferSamples) >= this.maxUtteranceMs) events.push(this.cutLongSpeech());
     return events;
+  }
+
+  /** Once per pause, far enough in, for speech long enough to keep, in a first part (a monologue's later parts are not guessed). */
+  private offersTentative(silentMs: number): boolean {
+    const after = this.config.speculateAfterMs;
+    if (after === undefined || this.tentativeOffered || silentMs < after || this.part > 0) return false;
+    if (this.ms(this.voicedSamples) < this.config.minSpeechMs) return false;
+    this.tentativeOffered = true;
+    return true;
   }
 
   /** Input ended: speech in progress ends here too. */
@@ -184,13 +134,23 @@ export class Segmenter {
     this.preRollSamples = 0;
   }
 
+  /** The speech so far with a little of the silence after it: what the utterance would be if it ended now. */
+  private soFar(): Utterance {
+    const all = concat(this.buffer, this.bufferSamples);
+    return this.utterance(all.slice(0, this.speechEnd(all)), true);
+  }
+
+  private speechEnd(all: Int16Array): number {
+    const keepSilence = Math.min(this.silenceRunSamples, this.samples(this.trailingSilenceMs));
+    return all.length - this.silenceRunSamples + keepSilence;
+  }
+
   private endSpeech(): SegmenterEvent {
     this.inSpeech = false;
     const id = this.utteranceId;
     const onsetMs = this.ms(this.onsetSample);
     const all = concat(this.buffer, this.bufferSamples);
-    const keepSilence = Math.min(this.silenceRunSamples, this.samples(this.trailingSilenceMs));
-    const end = all.length - this.silenceRunSamples + keepSilence;
+    const end = this.speechEnd(all);
     // What followed the speech is the pre-roll of whatever comes next.
     this.preRoll = [];
     this.preRollSamples = 0;

@@ -1,7 +1,7 @@
 import { filter, type OperatorFunction } from 'rxjs';
 import type { BargeInPhase } from '../dialog/barge-in.js';
 import type { AssistantState, Interruption, Transcript, Turn, Verdict } from '../dialog/turn.js';
-import type { SegmenterEvent } from '../listen/segmenter.js';
+import type { SegmenterEvent } from '../listen/speech-events.js';
 import type { Sentence } from '../speak/sentences.js';
 
 /** Every event that flows through the voice loop, each discriminated by `type`. */

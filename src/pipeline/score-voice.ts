@@ -1,7 +1,7 @@
 import { concatMap, from, of, type Observable, type OperatorFunction } from 'rxjs';
 import type { Frame } from '../audio/frames.js';
 import { EnergyVad } from '../listen/energy-vad.js';
-import type { ScoredFrame } from '../listen/segmenter.js';
+import type { ScoredFrame } from '../listen/speech-events.js';
 import type { Logger } from '../system/logger.js';
 import type { Vad } from './ports.js';
 

@@ -1,5 +1,6 @@
 import { withLatestFrom, type Observable, type OperatorFunction } from 'rxjs';
-import { Segmenter, type FrameContext, type ScoredFrame, type SegmenterConfig } from '../listen/segmenter.js';
+import { Segmenter } from '../listen/segmenter.js';
+import type { FrameContext, ScoredFrame, SegmenterConfig } from '../listen/speech-events.js';
 import type { ListenEvent } from './events.js';
 import { stateful } from './stateful.js';
 

@@ -1,6 +1,6 @@
 import { EMPTY, catchError, concatMap, defer, of, take, type Observable, type OperatorFunction } from 'rxjs';
 import { pcmToWav } from '../audio/wav-header.js';
-import type { Utterance } from '../listen/segmenter.js';
+import type { Utterance } from '../listen/speech-events.js';
 import { joinTranscripts, promptTail } from '../listen/transcript.js';
 import type { Logger } from '../system/logger.js';
 import type { TranscriptEvent } from './events.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BargeInJudge } from '../../../src/dialog/barge-in.js';
-import type { SegmenterEvent } from '../../../src/listen/segmenter.js';
+import type { SegmenterEvent } from '../../../src/listen/speech-events.js';
 
 const speech = (id: number, durationMs: number): SegmenterEvent => ({
   type: 'speech',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config/schema.js';
-import { Segmenter, type SegmenterConfig, type SegmenterEvent, type Utterance } from '../../../src/listen/segmenter.js';
+import { Segmenter } from '../../../src/listen/segmenter.js';
+import type { SegmenterEvent, Utterance, SegmenterConfig } from '../../../src/listen/speech-events.js';
 import { SileroVad } from '../../../src/listen/silero-vad.js';
 import { EnergyVad } from '../../../src/listen/energy-vad.js';
 import { VAD_FRAME_SAMPLES } from '../../../src/listen/vad.js';

@@ -1,6 +1,6 @@
-import { describe, it } from 'vitest';
-import { map, of } from 'rxjs';
-import type { SegmenterEvent, ScoredFrame } from '../../../src/listen/segmenter.js';
+import { describe, expect, it } from 'vitest';
+import { from, map, of } from 'rxjs';
+import type { FrameContext, ScoredFrame, SegmenterEvent } from '../../../src/listen/speech-events.js';
 import { ofType } from '../../../src/pipeline/events.js';
 import { segment } from '../../../src/pipeline/segment.js';
 import type { RunHelpers } from 'rxjs/internal/testing/TestScheduler';
@@ -34,6 +34,8 @@ const summary = (event: SegmenterEvent): string => {
       return `U${event.utterance.samples.length}${event.utterance.final ? '' : '+'}`;
     case 'discarded':
       return `D${event.voicedMs}`;
+    case 'tentative':
+      return `T${event.utterance.samples.length}`;
   }
 };
 const listening = { speaking: false, listening: true };
@@ -100,6 +102,47 @@ describe('segment', () => {
       // Each cut leaves 20 ms of speech for the next part, so 80 ms of speech makes three parts.
       expectObservable(events).toBe('-----a---bc|', { a: '0', b: '1', c: '2F' });
     });
+  });
+});
+
+describe('segment, with tentative utterances and decided endpoints', () => {
+  const SPECULATING = { ...CONFIG, speculateAfterMs: 20, endSilenceMs: 50 };
+  /** Each event with the frame it came on (10 ms frames), by where it ends on the stream. */
+  function eventsOf(frames: string, context: FrameContext): string[] {
+    const out: string[] = [];
+    from([...frames].map((f) => FRAMES[f as keyof typeof FRAMES]))
+      .pipe(segment(SPECULATING, of(context)))
+      .subscribe((event) => {
+        const endMs =
+          event.type === 'utterance' || event.type === 'tentative'
+            ? event.utterance.endMs
+            : 'atMs' in event
+              ? event.atMs
+              : 0;
+        out.push(`${endMs / 10 - 1}:${summary(event)}`);
+      });
+    return out;
+  }
+
+  it('offers the speech so far once a pause has lasted speculateAfterMs, once per pause', () => {
+    // Pause at 3-4: offered then (30 ms of speech, 20 ms of trailing silence); speech again at 5;
+    // the next pause offers at 7; 50 ms of silence ends the utterance at 10.
+    expect(eventsOf('sssqqsqqqqq', listening).filter((e) => /T|U/.test(e))).toEqual(['4:T50', '7:T80', '10:U110']);
+  });
+
+  it('ends the utterance after the silence an endpoint decided for it, earlier or later than usual', () => {
+    const ends = (silenceMs: number) =>
+      eventsOf('sssqqqqqqqqqq', { ...listening, endpoint: { utteranceId: 1, silenceMs } }).filter((e) =>
+        e.includes('U'),
+      );
+    expect(ends(20)).toEqual(['4:U50']);
+    expect(ends(80)).toEqual(['10:U110']);
+    // An endpoint decided for another utterance does not apply.
+    expect(
+      eventsOf('sssqqqqqqqqqq', { ...listening, endpoint: { utteranceId: 9, silenceMs: 20 } }).filter((e) =>
+        e.includes('U'),
+      ),
+    ).toEqual(['7:U80']);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Observable, map } from 'rxjs';
-import type { Utterance } from '../../../src/listen/segmenter.js';
+import type { Utterance } from '../../../src/listen/speech-events.js';
 import type { TranscribeResult, Transcriber } from '../../../src/pipeline/ports.js';
 import type { TranscriptEvent } from '../../../src/pipeline/events.js';
 import { transcribeUtterances } from '../../../src/pipeline/transcribe-utterances.js';
