@@ -106,7 +106,7 @@ export class Room {
       const white = this.random() * 2 - 1;
       this.noiseState = 0.97 * this.noiseState + 0.03 * white * 6;
       noise[i] = (0.4 * white + this.noiseState) * this.noiseGain;
-      const sum = (echo[i] as number) + (noise[i] as number) + ((user?.[i] as number | undefined) ?? 0);
+      const sum = (echo[i] as number) + (noise[i] as number) + (user?.[i] ?? 0);
       mic[i] = Math.max(-32768, Math.min(32767, Math.round(sum)));
     }
     this.at += n;

@@ -1,27 +1,14 @@
+import type { HarkConfig } from '../../config/schema.js';
 import { dbfs, rms } from '../pcm.js';
 import { DelayEstimator } from './delay-estimator.js';
 import { EchoReference } from './echo-reference.js';
 import { SpeexCanceller, type SpeexCancellerState } from './speex-canceller.js';
 
-export interface EchoCancellerOptions {
-  sampleRateHz: number;
-  /** Samples per frame given to `cancel`. */
-  frameSamples: number;
-  /** Length of the adaptive filter, ms: the room's echo after the direct sound, plus `leadMs`. */
-  tailMs: number;
-  /** Longest delay from "written to the player" to "heard at the microphone" that is looked for, ms. */
-  maxDelayMs: number;
-  /** Delay assumed until one is estimated, ms. */
-  initialDelayMs: number;
-  /** The reference is shifted this much less than the estimated delay, so the filter also covers estimation error and drift, ms. */
-  leadMs: number;
-  /** Microphone audio compared for each delay estimate, ms. */
-  delayWindowMs: number;
-  /** How often the delay is re-estimated while hark plays, ms. */
-  delayHopMs: number;
-  /** Residual echo suppression after the filter, dB (negative; 0 = none). */
-  suppressDb: number;
-}
+/** Frame of the canceller: 16 ms at 16 kHz, two to a VAD frame. */
+export const ECHO_FRAME_SAMPLES = 256;
+
+/** The `echo` section of the configuration (see config/default.yaml), and the audio's rate and frame. */
+export type EchoCancellerOptions = HarkConfig['echo'] & { sampleRateHz: number; frameSamples: number };
 
 /** What the echo canceller is doing, for logs and a status page. */
 export interface EchoCancellerState extends SpeexCancellerState {
