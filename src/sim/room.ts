@@ -84,7 +84,9 @@ export class Room {
   /** The delay of the direct sound at sample `index` (since the room was made), ms. */
   delayAt(index: number): number {
     const o = this.options;
-    return o.delayMs + o.driftMs * Math.sin((2 * Math.PI * ((index / RATE) * 1000)) / o.driftPeriodMs + this.driftPhase);
+    return (
+      o.delayMs + o.driftMs * Math.sin((2 * Math.PI * ((index / RATE) * 1000)) / o.driftPeriodMs + this.driftPhase)
+    );
   }
 
   /** One block: what the speaker played and what the user said (same length; none is silence). */

@@ -48,7 +48,8 @@ export class EchoReference {
   /** The player dropped everything that had not sounded by `atMs`. */
   drop(atMs: number): void {
     this.runs = this.runs.filter((run) => run.startMs < atMs);
-    for (const run of this.runs) run.length = Math.min(run.length, Math.floor(((atMs - run.startMs) / 1000) * run.rateHz));
+    for (const run of this.runs)
+      run.length = Math.min(run.length, Math.floor(((atMs - run.startMs) / 1000) * run.rateHz));
   }
 
   /** Whether anything sounds in [fromMs, toMs). */
@@ -96,7 +97,7 @@ export class EchoReference {
   private kernel(rateHz: number): Float64Array {
     let table = this.kernels.get(rateHz);
     if (!table) {
-      const cutoff = Math.min(1, this.options.sampleRateHz / rateHz) * 0.92;
+      const cutoff = rateHz > this.options.sampleRateHz ? (this.options.sampleRateHz / rateHz) * 0.92 : 1;
       table = new Float64Array(TAPS * STEPS + 1);
       for (let i = 0; i <= TAPS * STEPS; i++) {
         const d = i / STEPS;

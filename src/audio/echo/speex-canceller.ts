@@ -43,7 +43,14 @@ export class EchoCancellerUnavailableError extends Error {
 
 interface Exports {
   memory: WebAssembly.Memory;
-  hark_aec_create(frame: number, filter: number, rate: number, suppressDb: number, suppressActiveDb: number, noiseDb: number): number;
+  hark_aec_create(
+    frame: number,
+    filter: number,
+    rate: number,
+    suppressDb: number,
+    suppressActiveDb: number,
+    noiseDb: number,
+  ): number;
   hark_aec_mic(h: number): number;
   hark_aec_ref(h: number): number;
   hark_aec_out(h: number): number;
@@ -93,7 +100,12 @@ export class SpeexCanceller {
   /** Throws EchoCancellerUnavailableError when the module cannot be read, compiled or started. */
   static async load(options: SpeexCancellerOptions, wasmPath = SPEEX_WASM_PATH): Promise<SpeexCanceller> {
     const { frameSamples, tailSamples, sampleRateHz, suppressDb, suppressActiveDb } = options;
-    if (!Number.isInteger(frameSamples) || frameSamples < 32 || !Number.isInteger(tailSamples) || tailSamples < frameSamples) {
+    if (
+      !Number.isInteger(frameSamples) ||
+      frameSamples < 32 ||
+      !Number.isInteger(tailSamples) ||
+      tailSamples < frameSamples
+    ) {
       throw new RangeError(`bad echo canceller sizes: frame ${frameSamples}, tail ${tailSamples}`);
     }
     let wasm: Exports;
@@ -108,7 +120,14 @@ export class SpeexCanceller {
     }
     let handle = 0;
     try {
-      handle = wasm.hark_aec_create(frameSamples, tailSamples, sampleRateHz, Math.round(suppressDb), Math.round(suppressActiveDb), 0);
+      handle = wasm.hark_aec_create(
+        frameSamples,
+        tailSamples,
+        sampleRateHz,
+        Math.round(suppressDb),
+        Math.round(suppressActiveDb),
+        0,
+      );
     } catch (error) {
       throw new EchoCancellerUnavailableError(`cannot start: ${(error as Error).message}`, { cause: error });
     }
