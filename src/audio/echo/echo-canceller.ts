@@ -43,7 +43,10 @@ const REPLAY_MS = 1500;
  */
 export class AcousticEchoCanceller {
   readonly frameSamples: number;
+  /** The reference is read this much earlier than the capture time: the delay less the lead. */
   private shiftMs: number;
+  /** The lead in use, fixed at each alignment so that the shift follows a drifting delay one for one. */
+  private leadMs: number;
   private realignments = 0;
   /** Recent microphone frames with their capture times, replayed through the filter after a re-alignment. */
   private readonly recent: { mic: Int16Array; captureTimeMs: number }[] = [];
@@ -57,7 +60,8 @@ export class AcousticEchoCanceller {
     private readonly options: EchoCancellerOptions,
   ) {
     this.frameSamples = options.frameSamples;
-    this.shiftMs = this.shiftFor(options.initialDelayMs);
+    this.leadMs = leadFor(options.initialDelayMs, options.leadMs);
+    this.shiftMs = options.initialDelayMs - this.leadMs;
   }
 
   /** Loads speexdsp; throws EchoCancellerUnavailableError when it cannot. */
@@ -126,7 +130,8 @@ export class AcousticEchoCanceller {
   reset(): void {
     this.speex.reset();
     this.estimator.reset();
-    this.shiftMs = this.shiftFor(this.options.initialDelayMs);
+    this.leadMs = leadFor(this.options.initialDelayMs, this.options.leadMs);
+    this.shiftMs = this.options.initialDelayMs - this.leadMs;
     this.idleFrames = Infinity;
   }
 
@@ -142,14 +147,14 @@ export class AcousticEchoCanceller {
   private follow(frameMs: number): void {
     const estimate = this.estimator.estimate();
     if (!estimate) return;
-    const target = this.shiftFor(estimate.delayMs);
-    const gap = target - this.shiftMs;
-    if (Math.abs(gap) <= this.options.leadMs / 2) {
+    const gap = estimate.delayMs - this.leadMs - this.shiftMs;
+    if (Math.abs(gap) <= this.options.leadMs / 2 && this.shiftMs + gap >= 0) {
       const slew = (MAX_SLEW_MS_PER_S * frameMs) / 1000;
       this.shiftMs += Math.max(-slew, Math.min(slew, gap));
       return;
     }
-    this.shiftMs = target;
+    this.leadMs = leadFor(estimate.delayMs, this.options.leadMs);
+    this.shiftMs = estimate.delayMs - this.leadMs;
     this.realignments++;
     this.speex.reset();
     this.replay();
@@ -169,14 +174,15 @@ export class AcousticEchoCanceller {
     this.idleFrames = 0;
   }
 
-  private shiftFor(delayMs: number): number {
-    return Math.max(0, delayMs - this.options.leadMs);
-  }
-
   /** After a silence the filter's memory of the reference is stale: run it over silence first. */
   private flush(): void {
     const zeros = new Int16Array(this.frameSamples);
     const frames = Math.ceil(this.speex.options.tailSamples / this.frameSamples) + 1;
     for (let i = 0; i < Math.min(frames, this.idleFrames); i++) this.speex.cancel(zeros, zeros);
   }
+}
+
+/** The configured lead, or half the delay when the delay is shorter than twice the lead (the shift stays above zero). */
+function leadFor(delayMs: number, leadMs: number): number {
+  return Math.min(leadMs, delayMs / 2);
 }
