@@ -106,7 +106,11 @@ async function runOnce(reply: Int16Array, room: Room, user?: { samples: Int16Arr
   };
 }
 
-const stat = (values: number[]) => ({ median: round(median(values), 1), p90: round(percentile(values, 90), 1) });
+const stat = (values: number[]) => ({
+  median: round(median(values), 1),
+  p90: round(percentile(values, 90), 1),
+  min: round(Math.min(...values), 1),
+});
 
 export async function benchAec(seeds = 3) {
   const clips = await Promise.all(
@@ -170,14 +174,14 @@ export async function benchAec(seeds = 3) {
     table([
       [
         'echo vs user speech, delay',
-        'ERLE after 2 s median / p90 dB',
+        'ERLE after 2 s median / p90 / min dB',
         `target >= ${ERLE_TARGET_DB}`,
         'delay error median / p90 ms',
         `target <= ${DELAY_TARGET_MS}`,
       ],
       ...Object.entries(rows).map(([name, r]) => [
         name,
-        `${r.erleDb.median} / ${r.erleDb.p90}`,
+        `${r.erleDb.median} / ${r.erleDb.p90} / ${r.erleDb.min}`,
         r.erleDb.median >= ERLE_TARGET_DB ? 'met' : 'MISSED',
         `${r.delayErrorMs.median} / ${r.delayErrorMs.p90}`,
         r.delayErrorMs.median <= DELAY_TARGET_MS ? 'met' : 'MISSED',
