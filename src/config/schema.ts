@@ -104,6 +104,7 @@ const audio = z
     playbackDevice: nullableString,
     earcons: z.boolean().default(true),
     micRetryMaxMs: ms(500, 120_000, 30_000),
+    echoCancel: z.enum(['auto', 'on', 'off']).default('auto'),
   })
   .strict()
   .prefault({});
@@ -120,6 +121,19 @@ const vad = z
     endSilenceMs: ms(100, 5000, 600),
     preRollMs: ms(0, 2000, 300),
     trailingSilenceMs: ms(0, 1000, 200),
+  })
+  .strict()
+  .prefault({});
+
+const echo = z
+  .object({
+    tailMs: ms(64, 500, 200),
+    maxDelayMs: ms(50, 1000, 400),
+    initialDelayMs: ms(0, 1000, 100),
+    leadMs: ms(5, 100, 30),
+    delayWindowMs: ms(200, 2000, 500),
+    delayHopMs: ms(50, 2000, 250),
+    suppressDb: z.number().int().min(-60).max(0).default(-40),
   })
   .strict()
   .prefault({});
@@ -151,11 +165,17 @@ const log = z
   .prefault({});
 
 export const configSchema = z
-  .object({ service, chat, history, speech, transcription, voice, audio, vad, bargeIn, listen, log })
+  .object({ service, chat, history, speech, transcription, voice, audio, echo, vad, bargeIn, listen, log })
   .strict()
   .superRefine((config, ctx) => {
     if (config.vad.stopThreshold > config.vad.startThreshold) {
       ctx.addIssue({ code: 'custom', path: ['vad', 'stopThreshold'], message: 'must not be above vad.startThreshold' });
+    }
+    if (config.echo.leadMs >= config.echo.tailMs) {
+      ctx.addIssue({ code: 'custom', path: ['echo', 'leadMs'], message: 'must be below echo.tailMs' });
+    }
+    if (config.echo.initialDelayMs > config.echo.maxDelayMs) {
+      ctx.addIssue({ code: 'custom', path: ['echo', 'initialDelayMs'], message: 'must not be above echo.maxDelayMs' });
     }
     if (config.voice.reference !== null && config.voice.referenceText === null) {
       ctx.addIssue({

@@ -59,6 +59,39 @@ export interface Player {
   close(): Promise<void>;
 }
 
+/**
+ * Takes hark's own voice out of the microphone's audio: what the player played (replies and
+ * earcons) is the reference, lined up with the microphone by the capture time of each frame.
+ */
+export interface EchoCanceller {
+  /** Samples per frame of 16 kHz audio (a divisor of the VAD's frame). */
+  readonly frameSamples: number;
+  /**
+   * One frame whose first sample was captured at `captureTimeMs`, on the monotonic clock the
+   * player's clock runs on; returns the frame without the echo.
+   */
+  cancel(mic: Int16Array, captureTimeMs: number): Int16Array;
+  state(): EchoState;
+}
+
+/** What the echo canceller is doing, for logs and a status page. */
+export interface EchoState {
+  /** Something hark played reaches the microphone now. */
+  active: boolean;
+  /** Delay from writing to the player to hearing at the microphone, ms (estimated, else assumed). */
+  delayMs: number;
+  /** How sure the delay estimate is (0..1), null before any. */
+  delayConfidence: number | null;
+  /** Echo return loss enhancement, estimated, dB; null before hark has played anything. */
+  erleDb: number | null;
+  /** The adaptive filter has adapted to the echo path. */
+  adapted: boolean;
+  /** Levels of the last frame, dBFS: microphone, output, and the echo taken out. */
+  micDbfs: number;
+  outDbfs: number;
+  echoDbfs: number;
+}
+
 export type EarconKind = 'listening' | 'thinking' | 'error';
 
 /** Short sounds that say what hark is doing, for a user who cannot see it. */

@@ -1,0 +1,188 @@
+import type { HarkConfig } from '../../config/schema.js';
+import { dbfs, rms } from '../pcm.js';
+import { DelayEstimator } from './delay-estimator.js';
+import { EchoReference } from './echo-reference.js';
+import { SpeexCanceller, type SpeexCancellerState } from './speex-canceller.js';
+
+/** Frame of the canceller: 16 ms at 16 kHz, two to a VAD frame. */
+export const ECHO_FRAME_SAMPLES = 256;
+
+/** The `echo` section of the configuration (see config/default.yaml), and the audio's rate and frame. */
+export type EchoCancellerOptions = HarkConfig['echo'] & { sampleRateHz: number; frameSamples: number };
+
+/** What the echo canceller is doing, for logs and a status page. */
+export interface EchoCancellerState extends SpeexCancellerState {
+  /** The reference (what hark played) reaches into the filter's span now. */
+  active: boolean;
+  /** Delay in use, ms: estimated, else the initial guess. */
+  delayMs: number;
+  /** How sure the last delay estimate was (0..1), null before any. */
+  delayConfidence: number | null;
+  /** Delay estimates accepted so far. */
+  delayUpdates: number;
+  /** The filter was re-aligned to a new delay (and started over) this many times. */
+  realignments: number;
+  /** Levels of the last frame, dBFS: microphone, output, and what was taken out (the predicted echo). */
+  micDbfs: number;
+  outDbfs: number;
+  echoDbfs: number;
+}
+
+/** Minimum confidence of a delay estimate that is used. */
+const MIN_CONFIDENCE = 0.2;
+/** Fastest the reference follows a drifting delay, ms per second (a clock skew of 2000 ppm). */
+const MAX_SLEW_MS_PER_S = 2;
+/** Microphone audio kept to train the filter again after it was re-aligned, ms. */
+const REPLAY_MS = 1500;
+
+/**
+ * Takes hark's own voice out of the microphone: the echo reference (what the player played,
+ * on the monotonic clock) is shifted by the estimated acoustic and device delay and given,
+ * frame by frame, to speexdsp's adaptive filter with the microphone audio.
+ * While nothing has played for longer than the filter's span, frames pass through untouched.
+ */
+export class AcousticEchoCanceller {
+  readonly frameSamples: number;
+  /** The reference is read this much earlier than the capture time: the delay less the lead. */
+  private shiftMs: number;
+  /** The lead in use, fixed at each alignment so that the shift follows a drifting delay one for one. */
+  private leadMs: number;
+  private realignments = 0;
+  /** Recent microphone frames with their capture times, replayed through the filter after a re-alignment. */
+  private readonly recent: { mic: Int16Array; captureTimeMs: number }[] = [];
+  private idleFrames = Infinity;
+  private last = { micDbfs: -120, outDbfs: -120, echoDbfs: -120, active: false };
+
+  constructor(
+    private readonly speex: SpeexCanceller,
+    readonly reference: EchoReference,
+    private readonly estimator: DelayEstimator,
+    private readonly options: EchoCancellerOptions,
+  ) {
+    this.frameSamples = options.frameSamples;
+    this.leadMs = leadFor(options.initialDelayMs, options.leadMs);
+    this.shiftMs = options.initialDelayMs - this.leadMs;
+  }
+
+  /** Loads speexdsp; throws EchoCancellerUnavailableError when it cannot. */
+  static async load(options: EchoCancellerOptions, wasmPath?: string): Promise<AcousticEchoCanceller> {
+    const rate = options.sampleRateHz;
+    const speex = await SpeexCanceller.load(
+      {
+        sampleRateHz: rate,
+        frameSamples: options.frameSamples,
+        tailSamples: Math.round((options.tailMs / 1000) * rate),
+        suppressDb: options.suppressDb,
+        suppressActiveDb: Math.round(options.suppressDb / 2),
+      },
+      wasmPath,
+    );
+    const reference = new EchoReference({
+      sampleRateHz: rate,
+      historyMs: options.maxDelayMs + options.delayWindowMs + options.tailMs + 1000,
+    });
+    const estimator = new DelayEstimator({
+      sampleRateHz: rate,
+      maxDelayMs: options.maxDelayMs,
+      windowMs: options.delayWindowMs,
+      hopMs: options.delayHopMs,
+      minConfidence: MIN_CONFIDENCE,
+    });
+    return new AcousticEchoCanceller(speex, reference, estimator, options);
+  }
+
+  /** One frame of microphone audio whose first sample was captured at `captureTimeMs` (the player's clock). */
+  cancel(mic: Int16Array, captureTimeMs: number): Int16Array {
+    const n = this.frameSamples;
+    const frameMs = (n / this.options.sampleRateHz) * 1000;
+    this.estimator.push(mic, this.reference.read(captureTimeMs, n));
+    this.remember(mic, captureTimeMs);
+    this.follow(frameMs);
+    const from = captureTimeMs - this.shiftMs;
+    const active = this.reference.playing(from - this.options.tailMs, from + frameMs);
+    if (!active) {
+      this.idleFrames++;
+      this.last = { micDbfs: dbfs(rms(mic)), outDbfs: dbfs(rms(mic)), echoDbfs: -120, active };
+      return Int16Array.from(mic);
+    }
+    if (this.idleFrames > 0 && this.idleFrames !== Infinity) this.flush();
+    this.idleFrames = 0;
+    const out = this.speex.cancel(mic, this.reference.read(from, n));
+    const echo = new Int16Array(n);
+    for (let i = 0; i < n; i++) echo[i] = Math.max(-32768, Math.min(32767, (mic[i] as number) - (out[i] as number)));
+    this.last = { micDbfs: dbfs(rms(mic)), outDbfs: dbfs(rms(out)), echoDbfs: dbfs(rms(echo)), active };
+    return out;
+  }
+
+  state(): EchoCancellerState {
+    const estimate = this.estimator.estimate();
+    return {
+      ...this.speex.state(),
+      ...this.last,
+      delayMs: estimate?.delayMs ?? this.options.initialDelayMs,
+      delayConfidence: estimate?.confidence ?? null,
+      delayUpdates: estimate?.updates ?? 0,
+      realignments: this.realignments,
+    };
+  }
+
+  /** Forgets the echo path and the delay (e.g. after the playback device changed). */
+  reset(): void {
+    this.speex.reset();
+    this.estimator.reset();
+    this.leadMs = leadFor(this.options.initialDelayMs, this.options.leadMs);
+    this.shiftMs = this.options.initialDelayMs - this.leadMs;
+    this.idleFrames = Infinity;
+  }
+
+  close(): void {
+    this.speex.close();
+  }
+
+  /**
+   * Follows the delay estimate: a drift is followed smoothly (the reference is read at
+   * fractional times), so the filter sees a still echo path; a jump beyond half the lead
+   * re-aligns the reference and trains the filter afresh on the recent audio.
+   */
+  private follow(frameMs: number): void {
+    const estimate = this.estimator.estimate();
+    if (!estimate) return;
+    const gap = estimate.delayMs - this.leadMs - this.shiftMs;
+    if (Math.abs(gap) <= this.options.leadMs / 2 && this.shiftMs + gap >= 0) {
+      const slew = (MAX_SLEW_MS_PER_S * frameMs) / 1000;
+      this.shiftMs += Math.max(-slew, Math.min(slew, gap));
+      return;
+    }
+    this.leadMs = leadFor(estimate.delayMs, this.options.leadMs);
+    this.shiftMs = estimate.delayMs - this.leadMs;
+    this.realignments++;
+    this.speex.reset();
+    this.replay();
+  }
+
+  private remember(mic: Int16Array, captureTimeMs: number): void {
+    this.recent.push({ mic: Int16Array.from(mic), captureTimeMs });
+    const keep = Math.ceil(REPLAY_MS / ((this.frameSamples / this.options.sampleRateHz) * 1000));
+    if (this.recent.length > keep) this.recent.shift();
+  }
+
+  /** Runs the recent audio (all but the frame being processed) through the filter at the new alignment. */
+  private replay(): void {
+    for (const { mic, captureTimeMs } of this.recent.slice(0, -1)) {
+      this.speex.cancel(mic, this.reference.read(captureTimeMs - this.shiftMs, this.frameSamples));
+    }
+    this.idleFrames = 0;
+  }
+
+  /** After a silence the filter's memory of the reference is stale: run it over silence first. */
+  private flush(): void {
+    const zeros = new Int16Array(this.frameSamples);
+    const frames = Math.ceil(this.speex.options.tailSamples / this.frameSamples) + 1;
+    for (let i = 0; i < Math.min(frames, this.idleFrames); i++) this.speex.cancel(zeros, zeros);
+  }
+}
+
+/** The configured lead, or half the delay when the delay is shorter than twice the lead (the shift stays above zero). */
+function leadFor(delayMs: number, leadMs: number): number {
+  return Math.min(leadMs, delayMs / 2);
+}

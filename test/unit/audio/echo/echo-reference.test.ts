@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { EchoReference } from '../../../../src/audio/echo/echo-reference.js';
+import { tapPlayer } from '../../../../src/audio/echo/tap-player.js';
+import { FakePlayer } from '../../../helpers/fakes.js';
+
+/** A 300 Hz tone at `rateHz`, `ms` long, starting at phase `fromMs`. */
+function tone(ms: number, rateHz: number, fromMs = 0): Int16Array {
+  return Int16Array.from({ length: Math.round((ms / 1000) * rateHz) }, (_, i) =>
+    Math.round(10000 * Math.sin(2 * Math.PI * 300 * (fromMs / 1000 + i / rateHz))),
+  );
+}
+
+function expectTone(actual: Int16Array, fromMs: number, tolerance = 60): void {
+  const expected = tone((actual.length / 16000) * 1000, 16000, fromMs);
+  let worst = 0;
+  for (let i = 0; i < actual.length; i++)
+    worst = Math.max(worst, Math.abs((actual[i] as number) - (expected[i] as number)));
+  expect(worst).toBeLessThan(tolerance);
+}
+
+const silent = (samples: Int16Array) => samples.every((v) => v === 0);
+
+describe('EchoReference and the player tap', () => {
+  it('hands out what the player plays at the instant its clock says, resampled to 16 kHz', () => {
+    let now = 1000;
+    const reference = new EchoReference({ sampleRateHz: 16000, historyMs: 2000 });
+    const player = tapPlayer(new FakePlayer(24000, () => now), reference, () => now);
+    // Two chunks back to back at t = 1000 ms: 400 ms of tone in all.
+    player.write(Buffer.from(tone(200, 24000).buffer));
+    now = 1050;
+    player.write(Buffer.from(tone(200, 24000, 200).buffer));
+    expect(silent(reference.read(900, 1500))).toBe(true);
+    expectTone(reference.read(1010, 3200), 10);
+    // Across the boundary between the chunks: no glitch.
+    expectTone(reference.read(1150, 1600), 150);
+    expect(silent(reference.read(1401, 800))).toBe(true);
+  });
+
+  it('after an underrun, the next chunk sounds when it is written', () => {
+    let now = 0;
+    const reference = new EchoReference({ sampleRateHz: 16000, historyMs: 5000 });
+    const player = tapPlayer(new FakePlayer(16000, () => now), reference, () => now);
+    player.write(Buffer.from(tone(100, 16000).buffer));
+    now = 500;
+    player.write(Buffer.from(tone(100, 16000).buffer));
+    expectTone(reference.read(0, 1600), 0, 2);
+    expect(silent(reference.read(110, 16 * 380))).toBe(true);
+    expectTone(reference.read(500, 1600), 0, 2);
+  });
+
+  it('a stop drops from the reference what the player dropped', () => {
+    let now = 0;
+    const reference = new EchoReference({ sampleRateHz: 16000, historyMs: 5000 });
+    const fake = new FakePlayer(16000, () => now);
+    const player = tapPlayer(fake, reference, () => now);
+    player.write(Buffer.from(tone(1000, 16000).buffer));
+    now = 300;
+    player.stop();
+    expect(fake.stops).toBe(1);
+    expect(player.queuedMs()).toBe(0);
+    expectTone(reference.read(0, 16 * 290), 0, 2);
+    expect(silent(reference.read(301, 16 * 800))).toBe(true);
+    // Played again after the stop: placed from now on.
+    now = 400;
+    player.write(Buffer.from(tone(100, 16000).buffer));
+    expectTone(reference.read(400, 1600), 0, 2);
+  });
+
+  it('forgets what is older than its history, and keeps the rest', () => {
+    const reference = new EchoReference({ sampleRateHz: 16000, historyMs: 1000 });
+    for (let i = 0; i < 100; i++) reference.write(tone(100, 16000, i * 100), 16000, i * 100);
+    expectTone(reference.read(9000, 1600), 9000, 2);
+    expect(silent(reference.read(7000, 1600))).toBe(true);
+    expectTone(reference.read(8500, 1600), 8500, 2);
+  });
+});
