@@ -7,7 +7,6 @@
  * canceller's CPU time (alone; VAD and segmenter are benchmarked in `vad`).
  */
 import { AcousticEchoCanceller, ECHO_FRAME_SAMPLES } from '../../dist/audio/echo/echo-canceller.js';
-import { tapPlayer } from '../../dist/audio/echo/tap-player.js';
 import { bufferOf, resample } from '../../dist/audio/pcm.js';
 import { ClockedPlayer } from '../../dist/audio/player.js';
 import { defaultConfig } from '../../dist/config/schema.js';
@@ -52,11 +51,8 @@ function energy(samples: ArrayLike<number>, from: number, to: number): number {
 async function runOnce(reply: Int16Array, room: Room, user?: { samples: Int16Array; atMs: number }): Promise<Run> {
   const aec = await AcousticEchoCanceller.load({ ...defaultConfig().echo, sampleRateHz: RATE, frameSamples: FRAME });
   let now = 0;
-  const player = tapPlayer(
-    new SilentPlayer(24000, { now: () => now, scheduler: asyncScheduler }),
-    aec.reference,
-    () => now,
-  );
+  const player = new SilentPlayer(24000, { now: () => now, scheduler: asyncScheduler });
+  player.listen(aec.reference);
   now = LEAD_IN_MS;
   player.write(bufferOf(resample(reply, RATE, 24000)));
   const replyStart = (LEAD_IN_MS / 1000) * RATE;

@@ -73,6 +73,7 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
       case 'saying':
         logger.debug('speak.sentence', { index: event.sentence.index, text: event.sentence.text });
         return;
+      case 'tentative':
       case 'silence':
       case 'transcript':
       case 'query':

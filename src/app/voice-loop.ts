@@ -15,6 +15,7 @@ import type { AssistantEvent } from '../pipeline/events.js';
 import type { Service } from '../service/index.js';
 import type { Logger } from '../system/logger.js';
 import { logEvents } from './log-events.js';
+import { setUpEcho } from './echo.js';
 import { servicePorts } from './service-ports.js';
 
 export interface VoiceLoopOptions {
@@ -64,12 +65,14 @@ export async function startVoiceLoop(
 ): Promise<VoiceLoop> {
   const vad = await loadVad(config.vad, logger);
   const player = createPlayer(config, options, logger);
+  const echo = await setUpEcho(config, player, logger, !options.input && !options.output);
   const earcons = config.audio.earcons ? loadEarcons(player, logger) : silentEarcons;
   const stopping = new Subject<void>();
   const events = createSource(config, options, logger).pipe(
     assistant({
-      config,
+      config: { ...config, bargeIn: echo.bargeIn },
       vad,
+      echo: echo.canceller,
       ...servicePorts(service, config, options.reference),
       player,
       earcons,
@@ -91,6 +94,7 @@ export async function startVoiceLoop(
     stopping.next();
     await done.catch(() => undefined);
     await player.close();
+    echo.canceller?.close();
     await vad.close();
   };
   void done.then(stop, stop);
@@ -98,6 +102,7 @@ export async function startVoiceLoop(
     input: options.input ?? `microphone (${config.audio.recorder})`,
     output: options.output ?? config.audio.player,
     vad: vad.name,
+    echoCancel: echo.canceller !== undefined,
     api: config.service.api,
     model: config.chat.model,
     bargeIn: config.bargeIn.enabled && !options.fast,

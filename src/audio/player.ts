@@ -1,6 +1,15 @@
 import { defer, of, switchMap, timer, type Observable } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
+import { samplesOf } from './pcm.js';
 import { PlaybackClock } from './playback-clock.js';
+
+/** Told what will sound and when (e.g. the echo canceller's reference): a player's own account of its output. */
+export interface PlaybackListener {
+  /** `samples` at `rateHz` will sound from `startMs` on (the clock's time). */
+  write(samples: Int16Array, rateHz: number, startMs: number): void;
+  /** Nothing written will sound from `atMs` on. */
+  drop(atMs: number): void;
+}
 
 /**
  * A player on its own clock: audio is queued, and the clock says how much has been played,
@@ -11,6 +20,7 @@ export abstract class ClockedPlayer {
   protected readonly clock: PlaybackClock;
   /** What was written and not yet played, by where it starts on the timeline: what a pause keeps. */
   private unplayed: { start: number; pcm: Buffer }[] = [];
+  private readonly listeners: PlaybackListener[] = [];
 
   constructor(
     readonly sampleRateHz: number,
@@ -21,11 +31,19 @@ export abstract class ClockedPlayer {
     this.clock = new PlaybackClock(sampleRateHz, instant, () => time.now());
   }
 
+  /** Tells `listener` everything that will sound and when, from now on. */
+  listen(listener: PlaybackListener): void {
+    this.listeners.push(listener);
+  }
+
   write(pcm: Buffer): number {
     if (pcm.length === 0) return this.clock.writtenSamples();
     this.forgetPlayed();
     this.unplayed.push({ start: this.clock.writtenSamples(), pcm });
-    if (!this.clock.isHeld) this.output(pcm);
+    if (!this.clock.isHeld) {
+      this.tell(pcm, this.time.now() + this.clock.queuedMs());
+      this.output(pcm);
+    }
     return this.clock.write(pcm.length / 2);
   }
 
@@ -37,6 +55,7 @@ export abstract class ClockedPlayer {
     if (this.clock.isHeld) return;
     this.clock.hold();
     this.hold();
+    this.silenced();
   }
 
   /** Plays on from exactly where `pause` held it. */
@@ -46,7 +65,9 @@ export abstract class ClockedPlayer {
     const from = this.clock.playedSamples();
     const rest = this.unplayed.map(({ start, pcm }) => pcm.subarray(Math.max(0, from - start) * 2));
     this.clock.release();
-    this.release(Buffer.concat(rest));
+    const unplayed = Buffer.concat(rest);
+    this.tell(unplayed, this.time.now());
+    this.release(unplayed);
   }
 
   get paused(): boolean {
@@ -80,6 +101,7 @@ export abstract class ClockedPlayer {
     this.clock.release();
     this.unplayed = [];
     this.discard();
+    this.silenced();
   }
 
   abstract close(): Promise<void>;
@@ -96,6 +118,16 @@ export abstract class ClockedPlayer {
   /** Hands the device what a pause held back. */
   protected release(unplayed: Buffer): void {
     if (unplayed.length > 0) this.output(unplayed);
+  }
+
+  private tell(pcm: Buffer, startMs: number): void {
+    if (pcm.length < 2) return;
+    for (const listener of this.listeners) listener.write(samplesOf(pcm), this.sampleRateHz, startMs);
+  }
+
+  private silenced(): void {
+    const now = this.time.now();
+    for (const listener of this.listeners) listener.drop(now);
   }
 
   private forgetPlayed(): void {

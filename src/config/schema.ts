@@ -143,6 +143,7 @@ const bargeIn = z
     enabled: z.boolean().default(true),
     minSpeechMs: ms(50, 3000, 300),
     resumeAfterMs: ms(50, 3000, 300),
+    ownVoiceBelowDb: z.number().min(0).max(60).default(12),
   })
   .strict()
   .prefault({});

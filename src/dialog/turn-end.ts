@@ -20,7 +20,31 @@ const UNFINISHED_EN = new Set(
 /** Endings of an English clause that goes on: "what about", "how about", "and then". */
 const UNFINISHED_EN_PAIRS = ['what about', 'how about', 'and then', 'as well', 'such as', 'for example'];
 /** Characters and words after which a Chinese sentence cannot end. */
-const UNFINISHED_ZH = ['和', '跟', '与', '还有', '然后', '但是', '可是', '所以', '因为', '如果', '而且', '或者', '嗯', '呃', '那个', '这个', '就是', '的话', '的', '把', '给', '在', '对'];
+const UNFINISHED_ZH = [
+  '和',
+  '跟',
+  '与',
+  '还有',
+  '然后',
+  '但是',
+  '可是',
+  '所以',
+  '因为',
+  '如果',
+  '而且',
+  '或者',
+  '嗯',
+  '呃',
+  '那个',
+  '这个',
+  '就是',
+  '的话',
+  '的',
+  '把',
+  '给',
+  '在',
+  '对',
+];
 const CJK = /[\u3400-\u9fff]/u;
 
 export function judgeTurnEnd(text: string): TurnEnd {
@@ -32,7 +56,10 @@ export function judgeTurnEnd(text: string): TurnEnd {
     if (UNFINISHED_ZH.some((ending) => bare.endsWith(ending))) return 'incomplete';
     return /[。？！?!]$|[吗呢吧啊]$/u.test(trimmed) ? 'complete' : 'unsure';
   }
-  const words = bare.toLowerCase().split(/[^\p{L}\p{N}']+/u).filter(Boolean);
+  const words = bare
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}']+/u)
+    .filter(Boolean);
   const last = words.at(-1) ?? '';
   const lastTwo = words.slice(-2).join(' ');
   if (UNFINISHED_EN.has(last) || UNFINISHED_EN_PAIRS.includes(lastTwo)) return 'incomplete';

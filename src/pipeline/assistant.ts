@@ -4,6 +4,7 @@ import {
   defer,
   distinctUntilChanged,
   filter,
+  identity,
   ignoreElements,
   map,
   merge,
@@ -34,9 +35,10 @@ import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
 import type { Sentence } from '../speak/sentences.js';
 import type { Logger } from '../system/logger.js';
 import { admitTranscripts } from './admit-transcripts.js';
+import { cancelEcho } from './cancel-echo.js';
 import { ofType, type AssistantEvent, type InterruptionEvent, type TurnEvent } from './events.js';
 import { playSentences } from './play-sentences.js';
-import type { Earcons, Player, ReplyModel, Synthesizer, Transcriber, Vad } from './ports.js';
+import type { EchoCanceller, Earcons, Player, ReplyModel, Synthesizer, Transcriber, Vad } from './ports.js';
 import { prefetchAhead } from './prefetch-ahead.js';
 import { recordTurn } from './record-turn.js';
 import { scoreVoice } from './score-voice.js';
@@ -51,6 +53,8 @@ import { transcribeUtterances } from './transcribe-utterances.js';
 export interface AssistantDeps {
   config: Pick<HarkConfig, 'vad' | 'bargeIn' | 'listen' | 'history' | 'speech'>;
   vad: Vad;
+  /** Takes hark's own voice out of the microphone, when hark plays and records on this machine. */
+  echo?: EchoCanceller | undefined;
   transcriber: Transcriber;
   replyModel: ReplyModel;
   synthesizer: Synthesizer;
@@ -67,7 +71,7 @@ export interface AssistantDeps {
 /**
  * The voice loop, 16 kHz mono PCM in, everything that happens out:
  *
- *   PCM → frames → VAD → segmenter → utterances → transcripts → gate → queries
+ *   PCM → frames → echo cancelled → VAD → segmenter → utterances → transcripts → gate → queries
  *     → reply → speakable text → sentences → synthesis (look-ahead) → player → turns
  *
  * Speech while hark speaks pauses the reply at once; it plays on from there unless the speech
@@ -91,7 +95,11 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       // Listening half.
       const heard = audio.pipe(
         toFrames(VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ, now),
-        scoreVoice(deps.vad, logger, config.vad.energyGateDbfs),
+        deps.echo ? cancelEcho(deps.echo, VAD_SAMPLE_RATE_HZ, logger) : identity,
+        scoreVoice(deps.vad, logger, {
+          fallbackGateDbfs: config.vad.energyGateDbfs,
+          ownVoiceBelowDb: config.bargeIn.ownVoiceBelowDb,
+        }),
         segment(
           { ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ },
           state.pipe(map((s) => ({ speaking: s === 'speaking', listening: fullDuplex || s !== 'speaking' }))),

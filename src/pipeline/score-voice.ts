@@ -1,33 +1,45 @@
 import { concatMap, from, of, type Observable, type OperatorFunction } from 'rxjs';
 import type { Frame } from '../audio/frames.js';
+import { dbfs, rms } from '../audio/pcm.js';
 import { EnergyVad } from '../listen/energy-vad.js';
 import type { ScoredFrame } from '../listen/speech-events.js';
 import type { Logger } from '../system/logger.js';
 import type { Vad } from './ports.js';
 
+export interface ScoreVoiceOptions {
+  /** The energy VAD's gate, should the model fail. */
+  fallbackGateDbfs: number;
+  /**
+   * A frame the echo canceller took hark's voice out of, left more than this many dB below the
+   * echo it took out, is what remains of hark's own voice: it scores 0 whatever the VAD says.
+   */
+  ownVoiceBelowDb: number;
+}
+
 /**
  * Frames → frames with their speech probability, in order. If the model fails mid-run, the
  * energy VAD takes over and the log says so; listening never stops over it.
  */
-export function scoreVoice(vad: Vad, logger: Logger, fallbackGateDbfs: number): OperatorFunction<Frame, ScoredFrame> {
+export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions): OperatorFunction<Frame, ScoredFrame> {
   let active: Vad = vad;
   const fallback = (frame: Frame, error: unknown): ScoredFrame => {
     if (active === vad) {
       logger.error('vad.failed', { vad: vad.name, error: (error as Error).message, using: 'energy VAD' });
-      active = new EnergyVad(fallbackGateDbfs);
+      active = new EnergyVad(options.fallbackGateDbfs);
     }
     return { ...frame, probability: active.probability(frame.samples) as number };
   };
+  const ownVoice = (frame: Frame): boolean =>
+    frame.echoDbfs !== undefined && dbfs(rms(frame.samples)) < frame.echoDbfs - options.ownVoiceBelowDb;
   const score = (frame: Frame): Observable<ScoredFrame> => {
     try {
       const result = active.probability(frame.samples);
-      if (typeof result === 'number') return of({ ...frame, probability: result });
-      return from(
-        result.then(
-          (probability) => ({ ...frame, probability }),
-          (error: unknown) => fallback(frame, error),
-        ),
-      );
+      const scored = (probability: number): ScoredFrame => ({
+        ...frame,
+        probability: ownVoice(frame) ? 0 : probability,
+      });
+      if (typeof result === 'number') return of(scored(result));
+      return from(result.then(scored, (error: unknown) => fallback(frame, error)));
     } catch (error) {
       return of(fallback(frame, error));
     }

@@ -69,8 +69,20 @@ describe('Reframer', () => {
       [3, 4, 5],
       [6, 7, 8],
     ]);
-    // 13 bytes (6.5 samples) had arrived by 104: frame [0..2] ended 3.5 samples before that.
-    expect(frames.map((f) => f.capturedAt)).toEqual([100.5, 103.5, 109]);
+    // Times come from the samples counted: the 2 whole samples of the first chunk were captured
+    // by 100, so sample n ends at 98 + n. The last chunk came 2 ms late: still on the same count.
+    expect(frames.map((f) => f.capturedAt)).toEqual([101, 104, 107]);
+  });
+
+  it('a chunk that comes sooner than the count allows moves the timeline earlier; a long gap starts it over', () => {
+    const reframer = new Reframer(2, 1000, 200);
+    const two = Buffer.from(Int16Array.of(1, 2).buffer);
+    expect(reframer.push(two, 10)[0]?.capturedAt).toBe(10);
+    // Captured no later than it arrived: the first chunk must have ended by 9.
+    expect(reframer.push(two, 11)[0]?.capturedAt).toBe(11);
+    expect(reframer.push(two, 12)[0]?.capturedAt).toBe(12);
+    // 500 ms with nothing (the microphone was reopened): the timeline starts over.
+    expect(reframer.push(two, 600)[0]?.capturedAt).toBe(600);
   });
 });
 

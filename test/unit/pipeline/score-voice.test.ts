@@ -5,6 +5,8 @@ import { scoreVoice } from '../../../src/pipeline/score-voice.js';
 import { silentLogger } from '../../../src/system/logger.js';
 import { testScheduler } from '../../helpers/marbles.js';
 
+const OPTIONS = { fallbackGateDbfs: -50, ownVoiceBelowDb: 12 };
+
 describe('scoreVoice', () => {
   it('scores frames in order with a synchronous VAD, and unsubscribes upstream when cancelled', () => {
     const vad: Vad = {
@@ -20,7 +22,7 @@ describe('scoreVoice', () => {
         b: { samples: Int16Array.of(0, 0), capturedAt: 0 },
       });
       const scored = source.pipe(
-        scoreVoice(vad, silentLogger, -50),
+        scoreVoice(vad, silentLogger, OPTIONS),
         map((f) => f.probability),
       );
       expectObservable(scored, '^----!').toBe('-x-y-', { x: 0.9, y: 0.1 });
@@ -38,7 +40,30 @@ describe('scoreVoice', () => {
     };
     const loud = { samples: new Int16Array(512).map((_, i) => (i % 2 ? 12000 : -12000)), capturedAt: 32 };
     const quiet = { samples: new Int16Array(512), capturedAt: 64 };
-    const scored = await lastValueFrom(from([loud, quiet]).pipe(scoreVoice(vad, silentLogger, -50), toArray()));
+    const scored = await lastValueFrom(from([loud, quiet]).pipe(scoreVoice(vad, silentLogger, OPTIONS), toArray()));
     expect(scored.map((s) => s.probability)).toEqual([1, 0]);
+  });
+
+  it("scores what is left of hark's own voice after echo cancellation as no speech at all", async () => {
+    const vad: Vad = {
+      name: 'silero',
+      frameSamples: 512,
+      probability: () => 0.95,
+      reset: () => undefined,
+      close: async () => undefined,
+    };
+    const residual = (levelDbfs: number, echoDbfs: number) => ({
+      samples: new Int16Array(512).map((_, i) => (i % 2 ? 1 : -1) * Math.round(32768 * 10 ** (levelDbfs / 20))),
+      capturedAt: 32,
+      echoDbfs,
+    });
+    const scored = await lastValueFrom(
+      from([residual(-55, -30), residual(-35, -30), residual(-55, -120)]).pipe(
+        scoreVoice(vad, silentLogger, OPTIONS),
+        toArray(),
+      ),
+    );
+    // 25 dB below the echo taken out: hark's voice left over. 5 dB below: the user over hark. No echo: the user.
+    expect(scored.map((s) => s.probability)).toEqual([0, 0.95, 0.95]);
   });
 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { AcousticEchoCanceller, ECHO_FRAME_SAMPLES } from '../../../../src/audio/echo/echo-canceller.js';
-import { tapPlayer } from '../../../../src/audio/echo/tap-player.js';
 import { bufferOf, resample } from '../../../../src/audio/pcm.js';
 import { defaultConfig } from '../../../../src/config/schema.js';
 import { Room, atLevel } from '../../../../src/sim/room.js';
@@ -31,7 +30,8 @@ function powerDb(samples: Int16Array, from: number, to: number): number {
 async function scene(delayMs: number, user?: Int16Array) {
   const aec = await load();
   let now = 1000;
-  const player = tapPlayer(new FakePlayer(24000, () => now), aec.reference, () => now);
+  const player = new FakePlayer(24000, () => now);
+  player.listen(aec.reference);
   player.write(bufferOf(resample(reply16k, 16000, 24000)));
   const played = new Int16Array(reply16k.length + 16000 * 2);
   played.set(reply16k, 16000);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { EchoReference } from '../../../../src/audio/echo/echo-reference.js';
-import { tapPlayer } from '../../../../src/audio/echo/tap-player.js';
 import { FakePlayer } from '../../../helpers/fakes.js';
 
 /** A 300 Hz tone at `rateHz`, `ms` long, starting at phase `fromMs`. */
@@ -24,7 +23,8 @@ describe('EchoReference and the player tap', () => {
   it('hands out what the player plays at the instant its clock says, resampled to 16 kHz', () => {
     let now = 1000;
     const reference = new EchoReference({ sampleRateHz: 16000, historyMs: 2000 });
-    const player = tapPlayer(new FakePlayer(24000, () => now), reference, () => now);
+    const player = new FakePlayer(24000, () => now);
+    player.listen(reference);
     // Two chunks back to back at t = 1000 ms: 400 ms of tone in all.
     player.write(Buffer.from(tone(200, 24000).buffer));
     now = 1050;
@@ -39,7 +39,8 @@ describe('EchoReference and the player tap', () => {
   it('after an underrun, the next chunk sounds when it is written', () => {
     let now = 0;
     const reference = new EchoReference({ sampleRateHz: 16000, historyMs: 5000 });
-    const player = tapPlayer(new FakePlayer(16000, () => now), reference, () => now);
+    const player = new FakePlayer(16000, () => now);
+    player.listen(reference);
     player.write(Buffer.from(tone(100, 16000).buffer));
     now = 500;
     player.write(Buffer.from(tone(100, 16000).buffer));
@@ -52,7 +53,8 @@ describe('EchoReference and the player tap', () => {
     let now = 0;
     const reference = new EchoReference({ sampleRateHz: 16000, historyMs: 5000 });
     const fake = new FakePlayer(16000, () => now);
-    const player = tapPlayer(fake, reference, () => now);
+    fake.listen(reference);
+    const player = fake;
     player.write(Buffer.from(tone(1000, 16000).buffer));
     now = 300;
     player.stop();
@@ -64,6 +66,21 @@ describe('EchoReference and the player tap', () => {
     now = 400;
     player.write(Buffer.from(tone(100, 16000).buffer));
     expectTone(reference.read(400, 1600), 0, 2);
+  });
+
+  it('a pause silences the reference at once; a resume places the rest from then on', () => {
+    let now = 0;
+    const reference = new EchoReference({ sampleRateHz: 16000, historyMs: 5000 });
+    const player = new FakePlayer(16000, () => now);
+    player.listen(reference);
+    player.write(Buffer.from(tone(1000, 16000).buffer));
+    now = 300;
+    player.pause();
+    expect(silent(reference.read(301, 16 * 600))).toBe(true);
+    now = 900;
+    player.resume();
+    // The tone goes on from where it was held (300 ms in), from 900 on.
+    expectTone(reference.read(900, 16 * 600), 300, 2);
   });
 
   it('forgets what is older than its history, and keeps the rest', () => {

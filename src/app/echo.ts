@@ -1,0 +1,46 @@
+import { AcousticEchoCanceller, ECHO_FRAME_SAMPLES } from '../audio/echo/echo-canceller.js';
+import type { ClockedPlayer } from '../audio/player.js';
+import type { HarkConfig } from '../config/schema.js';
+import { VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
+import type { Logger } from '../system/logger.js';
+
+/** How much longer speech must last to interrupt hark when its own voice cannot be taken out of the microphone. */
+const STRICTER_WITHOUT_CANCELLER = 2;
+
+export interface EchoSetup {
+  canceller: AcousticEchoCanceller | undefined;
+  /** The barge-in settings to use: stricter when hark hears itself and nothing takes it out. */
+  bargeIn: HarkConfig['bargeIn'];
+}
+
+/**
+ * The echo canceller, when hark plays and records on this machine (`audio.echoCancel: auto`,
+ * i.e. the microphone and a real player) or when asked (`on`): fed with everything the player
+ * plays. When it cannot load, hark says so, keeps running, and makes barge-in stricter.
+ */
+export async function setUpEcho(
+  config: HarkConfig,
+  player: ClockedPlayer,
+  logger: Logger,
+  live: boolean,
+): Promise<EchoSetup> {
+  const wanted = config.audio.echoCancel === 'on' || (config.audio.echoCancel === 'auto' && live);
+  if (!wanted) return { canceller: undefined, bargeIn: config.bargeIn };
+  try {
+    const canceller = await AcousticEchoCanceller.load({
+      ...config.echo,
+      sampleRateHz: VAD_SAMPLE_RATE_HZ,
+      frameSamples: ECHO_FRAME_SAMPLES,
+    });
+    player.listen(canceller.reference);
+    logger.info('echo.ready', { tailMs: config.echo.tailMs, maxDelayMs: config.echo.maxDelayMs });
+    return { canceller, bargeIn: config.bargeIn };
+  } catch (error) {
+    const minSpeechMs = config.bargeIn.minSpeechMs * STRICTER_WITHOUT_CANCELLER;
+    logger.warn('echo.unavailable', {
+      error: (error as Error).message,
+      bargeIn: `stricter: ${minSpeechMs} ms of speech interrupts hark`,
+    });
+    return { canceller: undefined, bargeIn: { ...config.bargeIn, minSpeechMs } };
+  }
+}
