@@ -13,6 +13,7 @@ export function logTurn(logger: Logger, turn: Turn): void {
     ...(turn.failed ? { stage: 'reply', error: turn.failed } : {}),
     usage: turn.usage ?? null,
     transcriptionRequests: turn.query.transcript.parts,
+    extraRequests: turn.extraRequests,
     latencyMs: turnLatencies(turn),
   };
   if (turn.failed) logger.error('turn', fields);
@@ -72,6 +73,9 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
         return;
       case 'saying':
         logger.debug('speak.sentence', { index: event.sentence.index, text: event.sentence.text });
+        return;
+      case 'retracted':
+        logger.debug('transcript.retracted', { utterance: event.utteranceId });
         return;
       case 'tentative':
       case 'silence':

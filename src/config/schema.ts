@@ -148,6 +148,16 @@ const bargeIn = z
   .strict()
   .prefault({});
 
+const endpoint = z
+  .object({
+    speculate: z.boolean().default(true),
+    speculateAfterMs: ms(50, 2000, 200),
+    completeMs: ms(50, 5000, 300),
+    incompleteMs: ms(100, 5000, 1500),
+  })
+  .strict()
+  .prefault({});
+
 const listen = z
   .object({
     wakePhrases: z.array(z.string().min(1)).default([]),
@@ -166,7 +176,7 @@ const log = z
   .prefault({});
 
 export const configSchema = z
-  .object({ service, chat, history, speech, transcription, voice, audio, echo, vad, bargeIn, listen, log })
+  .object({ service, chat, history, speech, transcription, voice, audio, echo, vad, endpoint, bargeIn, listen, log })
   .strict()
   .superRefine((config, ctx) => {
     if (config.vad.stopThreshold > config.vad.startThreshold) {

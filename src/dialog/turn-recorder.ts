@@ -1,7 +1,7 @@
 import type { ReplyEvent, TokenUsage } from '../contract/reply.js';
 import { heardText, type PlacedSentence, type Placement } from '../speak/heard.js';
 import type { Sentence } from '../speak/sentences.js';
-import type { Interruption, Query, Turn, TurnTimings } from './turn.js';
+import type { Interruption, Query, Transcript, Turn, TurnTimings } from './turn.js';
 
 /** Typical speech rate, for guessing the length of a sentence whose audio is still arriving. */
 const DEFAULT_MS_PER_CHAR = 65;
@@ -22,11 +22,15 @@ export class TurnRecorder {
   private readonly sentences: Sentence[] = [];
   private readonly placements = new Map<number, Placement>();
   private usage: TokenUsage | undefined;
+  private droppedGuesses: number;
 
   constructor(
     private readonly query: Query,
     private readonly now: () => number,
+    /** Replies started for earlier guesses at this utterance and dropped. */
+    private readonly droppedReplies = 0,
   ) {
+    this.droppedGuesses = query.transcript.droppedGuesses;
     const { transcript } = query;
     this.timings = {
       speechEnd: transcript.speechEndedAt,
@@ -35,6 +39,12 @@ export class TurnRecorder {
       transcript: transcript.transcriptAt,
       chatRequest: now(),
     };
+  }
+
+  /** The turn may sound now: its utterance ended as guessed (the transcript confirmed), or it never was a guess. */
+  confirm(transcript: Transcript): void {
+    this.timings.endpointed = transcript.endpointedAt;
+    this.droppedGuesses = transcript.droppedGuesses;
   }
 
   reply(event: ReplyEvent): void {
@@ -85,6 +95,7 @@ export class TurnRecorder {
       stoppedAt,
       endedAt: this.now(),
       audioMs: this.audioMs(playedSample, playback.sampleRateHz),
+      extraRequests: { transcriptions: this.droppedGuesses, replies: this.droppedReplies },
     };
   }
 

@@ -19,6 +19,10 @@ export interface Transcript {
   transcriptAt: number;
   /** hark was speaking while it was said: it may be hark's own voice. */
   overlapped: boolean;
+  /** A guess at a pause: the user may not have finished. */
+  tentative: boolean;
+  /** Guesses transcribed for this utterance and dropped because the user went on: wasted requests. */
+  droppedGuesses: number;
 }
 
 /**
@@ -30,8 +34,11 @@ export interface Query {
   transcript: Transcript;
 }
 
-/** What cut a turn short: the user talking over it, their next query, a stop phrase, or hark stopping. */
-export type Interruption = 'speech' | 'query' | 'stop' | 'shutdown';
+/**
+ * What cut a turn short: the user talking over it, their next query, a stop phrase, hark
+ * stopping, or (for a turn held on a guess) the user going on after the pause it guessed from.
+ */
+export type Interruption = 'speech' | 'query' | 'stop' | 'shutdown' | 'retracted';
 
 /** The gate's decision about a transcript. */
 export type Verdict =
@@ -75,6 +82,8 @@ export interface Turn {
   endedAt: number;
   /** Audio of this turn handed to the player, and how much of it was played. */
   audioMs: { written: number; played: number };
+  /** Requests made for guesses at pauses that the user then spoke past: wasted. */
+  extraRequests: { transcriptions: number; replies: number };
 }
 
 /**

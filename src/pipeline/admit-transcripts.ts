@@ -1,4 +1,4 @@
-import { map, withLatestFrom, type Observable, type OperatorFunction } from 'rxjs';
+import { filter, map, withLatestFrom, type Observable, type OperatorFunction } from 'rxjs';
 import type { Conversation } from '../dialog/conversation.js';
 import { admit, type GatePolicy } from '../dialog/gate.js';
 import type { AssistantState } from '../dialog/turn.js';
@@ -16,5 +16,7 @@ export function admitTranscripts(
       ofType('transcript'),
       withLatestFrom(state, conversation),
       map(([{ transcript }, current, remembered]) => admit(transcript, current, remembered, now(), policy)),
+      // A guess at a pause may start a held reply; anything else waits for the confirmed transcript.
+      filter((verdict) => verdict.type === 'query' || !('transcript' in verdict && verdict.transcript.tentative)),
     );
 }

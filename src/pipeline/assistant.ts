@@ -1,5 +1,7 @@
 import {
   BehaviorSubject,
+  combineLatest,
+  delayWhen,
   EMPTY,
   defer,
   distinctUntilChanged,
@@ -29,8 +31,10 @@ import {
   queryText,
   type Conversation,
 } from '../dialog/conversation.js';
+import { judgeTurnEnd } from '../dialog/turn-end.js';
 import { TurnRecorder } from '../dialog/turn-recorder.js';
-import type { AssistantState, Interruption, Query } from '../dialog/turn.js';
+import type { AssistantState, Query } from '../dialog/turn.js';
+import type { Endpoint } from '../listen/speech-events.js';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
 import type { Sentence } from '../speak/sentences.js';
 import type { Logger } from '../system/logger.js';
@@ -46,12 +50,12 @@ import { segment } from './segment.js';
 import { judgeBargeIn } from './judge-barge-in.js';
 import { speakableText } from './speakable-text.js';
 import { splitSentences } from './split-sentences.js';
-import { takeTurns } from './take-turns.js';
+import { takeTurns, type TurnControl } from './take-turns.js';
 import { toFrames } from './to-frames.js';
 import { transcribeUtterances } from './transcribe-utterances.js';
 
 export interface AssistantDeps {
-  config: Pick<HarkConfig, 'vad' | 'bargeIn' | 'listen' | 'history' | 'speech'>;
+  config: Pick<HarkConfig, 'vad' | 'bargeIn' | 'listen' | 'history' | 'speech' | 'endpoint'>;
   vad: Vad;
   /** Takes hark's own voice out of the microphone, when hark plays and records on this machine. */
   echo?: EchoCanceller | undefined;
@@ -89,6 +93,8 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const fullDuplex = config.bargeIn.enabled || deps.queue;
       const policy = { ...config.history, followUpMs: config.listen.followUpMs };
       const state = new BehaviorSubject<AssistantState>('listening');
+      const endpoint = new BehaviorSubject<Endpoint | undefined>(undefined);
+      const speculateAfterMs = config.endpoint.speculate ? config.endpoint.speculateAfterMs : undefined;
       const conversation = new BehaviorSubject<Conversation>(newConversation());
       const audio = pcm.pipe(takeUntil(deps.shutdown), share());
 
@@ -101,8 +107,14 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
           ownVoiceBelowDb: config.bargeIn.ownVoiceBelowDb,
         }),
         segment(
-          { ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ },
-          state.pipe(map((s) => ({ speaking: s === 'speaking', listening: fullDuplex || s !== 'speaking' }))),
+          { ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ, speculateAfterMs },
+          combineLatest([state, endpoint]).pipe(
+            map(([s, decided]) => ({
+              speaking: s === 'speaking',
+              listening: fullDuplex || s !== 'speaking',
+              endpoint: decided,
+            })),
+          ),
         ),
         share(),
       );
@@ -111,21 +123,31 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         ? heard.pipe(judgeBargeIn(config.bargeIn, state), share())
         : EMPTY;
       const transcripts = heard.pipe(
-        ofType('utterance'),
-        map(({ utterance }) => utterance),
-        transcribeUtterances(deps.transcriber, logger, now),
+        transcribeUtterances(deps.transcriber, logger, now, state.pipe(map((s) => s === 'listening'))),
         takeUntil(deps.shutdown),
         share(),
+      );
+      // When a guess comes back, what it says decides how long the pause must be to end the turn.
+      const endpoints = transcripts.pipe(
+        ofType('transcript'),
+        filter(({ transcript }) => transcript.tentative),
+        map(({ transcript }): Endpoint | undefined => {
+          const decided = judgeTurnEnd(transcript.text);
+          if (decided === 'unsure') return undefined;
+          const silenceMs = decided === 'complete' ? config.endpoint.completeMs : config.endpoint.incompleteMs;
+          return { utteranceId: transcript.utteranceId, silenceMs };
+        }),
+        tap((decided) => endpoint.next(decided)),
       );
       const verdicts = transcripts.pipe(admitTranscripts(config.listen, state, conversation, now), share());
 
       // Speaking half: one turn per query.
-      const answer = (query: Query, cut: Observable<Interruption>): Observable<TurnEvent> =>
+      const answer = (query: Query, { cut, start, droppedReplies }: TurnControl): Observable<TurnEvent> =>
         conversation.pipe(
           take(1),
           switchMap((remembered) => {
             const text = queryText(remembered, query.text);
-            const recorder = new TurnRecorder({ ...query, text }, now);
+            const recorder = new TurnRecorder({ ...query, text }, now, droppedReplies);
             const synthesize = (sentence: Sentence): Observable<Buffer> =>
               defer(() => {
                 recorder.synthesis(sentence);
@@ -137,8 +159,10 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
               splitSentences(),
               tap((sentence) => recorder.sentence(sentence)),
               prefetchAhead(synthesize, config.speech.lookahead),
+              // A reply to a guess is requested and synthesized at once, but sounds only once confirmed.
+              delayWhen(() => start),
               playSentences(player, config.speech.lowWaterMs),
-              recordTurn({ recorder, player, earcons, cut, now }),
+              recordTurn({ recorder, player, earcons, cut, start, now }),
             );
           }),
         );
@@ -147,6 +171,10 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
           interruptions: interruptions.pipe(filter((event) => event.phase === 'confirmed')),
           queue: !bargeIn,
           shutdown: deps.shutdown,
+          retractions: transcripts.pipe(
+            ofType('retracted'),
+            map(({ utteranceId }) => utteranceId),
+          ),
         }),
         share(),
       );
@@ -212,7 +240,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         states,
         turns.pipe(ofType('turn')),
         bargeIns,
-        merge(remembering, holding, sounds).pipe(ignoreElements()),
+        merge(remembering, holding, sounds, endpoints).pipe(ignoreElements()),
       );
     });
 }

@@ -21,7 +21,9 @@ export type TranscriptEvent =
   | { type: 'transcript'; transcript: Transcript }
   /** Speech that transcribed to nothing: never reaches the chat model. */
   | { type: 'empty'; utteranceId: number; audioMs: number }
-  | { type: 'transcription-failed'; utteranceId: number; error: Error };
+  | { type: 'transcription-failed'; utteranceId: number; error: Error }
+  /** The tentative transcript given out for this utterance no longer stands: the user went on. */
+  | { type: 'retracted'; utteranceId: number };
 
 /** The gate's decision about a transcript: a query, a wake phrase alone, a stop, or nothing. */
 export type GateEvent = Verdict;

@@ -6,14 +6,18 @@ import {
   concatWith,
   defer,
   ignoreElements,
+  map,
+  merge,
   of,
+  share,
+  take,
   takeUntil,
   tap,
   type Observable,
   type OperatorFunction,
 } from 'rxjs';
 import type { TurnRecorder } from '../dialog/turn-recorder.js';
-import type { Interruption } from '../dialog/turn.js';
+import type { Interruption, Transcript } from '../dialog/turn.js';
 import type { Placement } from '../speak/heard.js';
 import type { TurnEvent } from './events.js';
 import type { Earcons, Player } from './ports.js';
@@ -24,14 +28,17 @@ export interface RecordTurnDeps {
   earcons: Earcons;
   /** Ends the turn early, saying why. */
   cut: Observable<Interruption>;
+  /** Gives the confirmed transcript when the turn may begin to sound; until then it is held. */
+  start: Observable<Transcript>;
   now: () => number;
 }
 
 /**
- * A turn's placements → what the rest of the loop sees of the turn: thinking, speaking, and at
- * the end listening again and the turn's record. The turn ends when the last sample is played,
- * when `cut` fires (every request of the turn is then unsubscribed and unplayed audio dropped),
- * or when a stage fails (the error earcon plays; the record says why). Errors stay inside.
+ * A turn's placements → what the rest of the loop sees of the turn: thinking (once `start`
+ * says it may sound), speaking, and at the end listening again and the turn's record. The turn
+ * ends when the last sample is played, when `cut` fires (every request of the turn is then
+ * unsubscribed and unplayed audio dropped), or when a stage fails (the error earcon plays; the
+ * record says why). Errors stay inside. A held turn that never started ends without a trace.
  */
 export function recordTurn(deps: RecordTurnDeps): OperatorFunction<Placement, TurnEvent> {
   const { recorder, player, earcons } = deps;
@@ -39,11 +46,26 @@ export function recordTurn(deps: RecordTurnDeps): OperatorFunction<Placement, Tu
     defer(() => {
       let interrupted: Interruption | false = false;
       let failed: Error | undefined;
+      let started = false;
       const said = new Set<number>();
-      earcons.play('thinking');
+      const cut = deps.cut.pipe(
+        take(1),
+        tap((why) => (interrupted = why)),
+        share(),
+      );
+      const begin = deps.start.pipe(
+        take(1),
+        takeUntil(cut),
+        map((transcript): TurnEvent => {
+          started = true;
+          recorder.confirm(transcript);
+          earcons.play('thinking');
+          return { type: 'state', state: 'thinking' };
+        }),
+      );
       const speaking = placements.pipe(
         concatWith(player.queuedBelow(0).pipe(ignoreElements())),
-        takeUntil(deps.cut.pipe(tap((why) => (interrupted = why)))),
+        takeUntil(cut),
         concatMap((placement): TurnEvent[] => {
           const firstOfSentence = !said.has(placement.sentence.index);
           said.add(placement.sentence.index);
@@ -57,6 +79,7 @@ export function recordTurn(deps: RecordTurnDeps): OperatorFunction<Placement, Tu
         }),
       );
       const end = defer(() => {
+        if (!started) return EMPTY;
         const complete = !interrupted && !failed;
         const turn = recorder.finish(interrupted, failed, player, complete ? undefined : deps.now());
         if (!complete) player.stop();
@@ -67,6 +90,6 @@ export function recordTurn(deps: RecordTurnDeps): OperatorFunction<Placement, Tu
         ];
         return of(...events);
       });
-      return concat(of<TurnEvent>({ type: 'state', state: 'thinking' }), speaking, end);
+      return concat(merge(begin, speaking), end);
     });
 }

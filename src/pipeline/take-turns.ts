@@ -1,40 +1,111 @@
-import { concatMap, connect, map, merge, takeUntil, type Observable, type OperatorFunction } from 'rxjs';
-import type { Interruption, Query } from '../dialog/turn.js';
+import {
+  concatMap,
+  connect,
+  defer,
+  filter,
+  finalize,
+  map,
+  merge,
+  of,
+  shareReplay,
+  take,
+  takeUntil,
+  tap,
+  type Observable,
+  type OperatorFunction,
+} from 'rxjs';
+import type { Interruption, Query, Transcript } from '../dialog/turn.js';
 import { ofType, type GateEvent, type TurnEvent } from './events.js';
 
 export interface TakeTurnsOptions {
-  /** The user talking over hark (already long enough to count). */
+  /** The user talking over hark (already confirmed as an interruption). */
   interruptions: Observable<unknown>;
   /** Turns wait for each other and nothing but shutdown cuts them (input faster than real time). */
   queue: boolean;
   /** hark is stopping: the turn under way is cut and no other starts. */
   shutdown: Observable<unknown>;
+  /** Utterances whose tentative transcript no longer stands: a turn held for one is dropped. */
+  retractions: Observable<number>;
+}
+
+/** How the speaking half of one turn may be cut, when it may start to sound, and what was wasted before it. */
+export interface TurnControl {
+  cut: Observable<Interruption>;
+  /** Gives the confirmed transcript when the turn may sound (at once unless the query was a guess). */
+  start: Observable<Transcript>;
+  /** Replies started for guesses of this utterance and dropped. */
+  droppedReplies: number;
 }
 
 /**
  * Verdicts → turns, one at a time, in order. A turn is cut by the user talking over it, by the
- * next query, by a stop phrase or by shutdown; the next query starts once the cut turn has ended.
+ * next query, by a stop phrase or by shutdown; the next query starts once the cut turn has
+ * ended. A query from a tentative transcript (a guess at a pause) starts a held turn while hark
+ * is idle: its reply is requested and synthesized, but nothing sounds until the utterance is
+ * confirmed; if the user goes on, the held turn is dropped with every request it made.
  */
 export function takeTurns(
-  answer: (query: Query, cut: Observable<Interruption>) => Observable<TurnEvent>,
+  answer: (query: Query, control: TurnControl) => Observable<TurnEvent>,
   options: TakeTurnsOptions,
 ): OperatorFunction<GateEvent, TurnEvent> {
   return connect((verdicts) => {
-    const shutdown = options.shutdown.pipe(map((): Interruption => 'shutdown'));
-    const cut: Observable<Interruption> = options.queue
-      ? shutdown
-      : merge(
-          shutdown,
-          options.interruptions.pipe(map((): Interruption => 'speech')),
-          verdicts.pipe(
-            ofType('query', 'stop'),
-            map((verdict): Interruption => verdict.type),
-          ),
-        );
+    let running: { utteranceId: number; held: boolean } | undefined;
+    const droppedReplies = new Map<number, number>();
+    const confirmations = verdicts.pipe(
+      ofType('query'),
+      filter(({ query }) => !query.transcript.tentative),
+    );
+    const isConfirmationOfHeld = (transcript: Transcript): boolean =>
+      running?.held === true && running.utteranceId === transcript.utteranceId;
+    const cutFor = (query: Query): Observable<Interruption> => {
+      const shutdown = options.shutdown.pipe(map((): Interruption => 'shutdown'));
+      const retracted = options.retractions.pipe(
+        filter((id) => query.transcript.tentative && id === query.transcript.utteranceId),
+        map((): Interruption => 'retracted'),
+      );
+      if (options.queue) return merge(shutdown, retracted);
+      const next = verdicts.pipe(
+        filter(
+          (verdict) =>
+            verdict.type === 'stop' ||
+            (verdict.type === 'query' &&
+              !verdict.query.transcript.tentative &&
+              !isConfirmationOfHeld(verdict.query.transcript)),
+        ),
+        map((verdict): Interruption => (verdict.type === 'stop' ? 'stop' : 'query')),
+      );
+      return merge(shutdown, retracted, options.interruptions.pipe(map((): Interruption => 'speech')), next);
+    };
     return verdicts.pipe(
       ofType('query'),
       takeUntil(options.shutdown),
-      concatMap(({ query }) => answer(query, cut)),
+      filter(({ query: { transcript } }) =>
+        transcript.tentative ? running === undefined : !isConfirmationOfHeld(transcript),
+      ),
+      concatMap(({ query }) =>
+        defer(() => {
+          const { utteranceId, tentative } = query.transcript;
+          running = { utteranceId, held: tentative };
+          let started = !tentative;
+          const start = tentative
+            ? confirmations.pipe(
+                filter(({ query: confirmed }) => confirmed.transcript.utteranceId === utteranceId),
+                take(1),
+                map(({ query: confirmed }) => confirmed.transcript),
+                tap(() => (started = true)),
+                shareReplay(1),
+              )
+            : of(query.transcript);
+          const control = { cut: cutFor(query), start, droppedReplies: droppedReplies.get(utteranceId) ?? 0 };
+          return answer(query, control).pipe(
+            finalize(() => {
+              running = undefined;
+              if (started) droppedReplies.delete(utteranceId);
+              else droppedReplies.set(utteranceId, control.droppedReplies + 1);
+            }),
+          );
+        }),
+      ),
     );
   });
 }

@@ -35,10 +35,21 @@ export interface Fault {
   noise?: boolean;
 }
 
-/** Queues consumed in order: replies, transcripts and faults. */
+/**
+ * What one utterance transcribes to. A client that guesses at a pause sends the same utterance
+ * more than once, each time longer: the first request gets the first text, later ones the next
+ * (the last repeats), e.g. `{ texts: ['Add eggs and', 'Add eggs and milk.'] }`.
+ */
+export interface TranscriptScript {
+  texts: string[];
+}
+
+/** Queues consumed in order: replies, transcripts (one per utterance) and faults. */
 export class SimScript {
   readonly replies: ReplyScript[] = [];
-  readonly transcripts: string[] = [];
+  readonly transcripts: TranscriptScript[] = [];
+  /** The utterance transcribed last: its audio, and how many requests it has had. */
+  private current: { pcm: Int16Array; script: TranscriptScript; served: number } | undefined;
   readonly faults: Fault[] = [];
 
   reply(...replies: (ReplyScript | string)[]): this {
@@ -46,8 +57,8 @@ export class SimScript {
     return this;
   }
 
-  transcript(...texts: string[]): this {
-    this.transcripts.push(...texts);
+  transcript(...texts: (string | TranscriptScript)[]): this {
+    this.transcripts.push(...texts.map((t) => (typeof t === 'string' ? { texts: [t] } : t)));
     return this;
   }
 
@@ -59,6 +70,7 @@ export class SimScript {
   clear(): void {
     this.replies.length = 0;
     this.transcripts.length = 0;
+    this.current = undefined;
     this.faults.length = 0;
   }
 
@@ -66,8 +78,20 @@ export class SimScript {
     return this.replies.shift();
   }
 
-  takeTranscript(): string | undefined {
-    return this.transcripts.shift();
+  /**
+   * The text for a request with this audio: the same utterance again (longer, and starting with
+   * the audio of the last request) gets its next text; any other takes the next script.
+   */
+  takeTranscript(pcm?: Int16Array): string | undefined {
+    const current = this.current;
+    if (pcm && current && pcm.length > current.pcm.length && startsWith(pcm, current.pcm)) {
+      current.pcm = pcm;
+      current.served++;
+      return current.script.texts[Math.min(current.served, current.script.texts.length - 1)];
+    }
+    const script = this.transcripts.shift();
+    this.current = script && pcm ? { pcm, script, served: 0 } : undefined;
+    return script?.texts[0];
   }
 
   takeFault(endpoint: Endpoint): Fault | undefined {
@@ -95,4 +119,9 @@ export function defaultReply(lastUserText: string): string {
 /** Rough token count for usage objects: about four characters per token. */
 export function estimateTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
+}
+
+function startsWith(longer: Int16Array, prefix: Int16Array): boolean {
+  for (let i = 0; i < prefix.length; i++) if (longer[i] !== prefix[i]) return false;
+  return true;
 }

@@ -47,7 +47,7 @@ export async function handleTranscription(ex: Exchange, ctx: SimContext): Promis
   if (!(await admit(ex, ctx, 'transcription', checkTranscriptionFields(fields, ctx.edition), model))) return;
   await ex.sleep(ctx.timing.transcriptionDelayMs);
 
-  const transcript = ctx.script.takeTranscript() ?? describeAudio(file?.bytes, durationMs ?? 0);
+  const transcript = ctx.script.takeTranscript(wavSamples(file?.bytes)) ?? describeAudio(file?.bytes, durationMs ?? 0);
   const audioTokens = Math.ceil((durationMs ?? 0) / 40);
   const textTokens = fields.prompt ? estimateTokens(fields.prompt) : 0;
   const outputTokens = estimateTokens(transcript);
@@ -63,6 +63,18 @@ export async function handleTranscription(ex: Exchange, ctx: SimContext): Promis
     model,
     id: `trans_sim_${ex.record.seq}`,
   });
+}
+
+/** The samples of a 16-bit mono WAV, to tell one utterance from the next; undefined for anything else. */
+function wavSamples(bytes: Uint8Array | undefined): Int16Array | undefined {
+  if (!bytes) return undefined;
+  try {
+    const info = readWavInfo(bytes);
+    if (info.bitsPerSample !== 16 || info.channels !== 1) return undefined;
+    return samplesOf(Buffer.from(bytes.subarray(info.dataOffset, info.dataOffset + info.dataBytes)));
+  } catch {
+    return undefined;
+  }
 }
 
 /** What the stand-in can honestly say about audio it cannot understand: its length and how much is voiced. */

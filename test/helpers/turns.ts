@@ -11,6 +11,8 @@ export function transcript(text: string): Transcript {
     transcriptionRequestAt: 0,
     transcriptAt: 0,
     overlapped: false,
+    tentative: false,
+    droppedGuesses: 0,
   };
 }
 
@@ -33,5 +35,6 @@ export function turnEndingAt(
     stoppedAt: undefined,
     endedAt,
     audioMs: { written: 500, played: 500 },
+    extraRequests: { transcriptions: 0, replies: 0 },
   };
 }

@@ -67,6 +67,7 @@ interface Run {
   turns: Turn[];
   /** What each chat request was asked. */
   asked: Message[][];
+  transcriptions: number;
   replies: ColdObservable<ReplyEvent>[];
   synth: Map<string, ColdObservable<Buffer>>;
   player: FakePlayer;
@@ -84,6 +85,7 @@ function run(
     completedAt: undefined,
     turns: [],
     asked: [],
+    transcriptions: 0,
     replies: [],
     synth: new Map(),
     player: new FakePlayer(1000, () => scheduler.now()),
@@ -97,7 +99,10 @@ function run(
         config: options.config ?? config(),
         vad,
         transcriber: {
-          transcribe: (): Observable<TranscribeResult> => cold('-(r|)', { r: { text: transcripts.shift() ?? '' } }),
+          transcribe: (): Observable<TranscribeResult> => {
+            result.transcriptions++;
+            return cold('-(r|)', { r: { text: transcripts.shift() ?? '' } });
+          },
         },
         replyModel: {
           reply: (messages) => {
@@ -288,5 +293,54 @@ describe('the assistant, microphone to speaker', () => {
     expect(r.turns[0]).toMatchObject({ interrupted: 'shutdown', stoppedAt: 21 });
     expect(r.replies[0]?.subscriptions.map((s) => s.unsubscribedFrame)).toEqual([21]);
     expect(r.completedAt).toBe(21);
+  });
+
+  describe('answering sooner: a guess at the first pause', () => {
+    // A frame's pause starts the guess; a complete question ends the turn after 2 frames of
+    // silence, an unfinished one waits 5; without a guess the usual 3.
+    const speculating = config((c) => {
+      c.vad.endSilenceMs = 96;
+      c.endpoint = { speculate: true, speculateAfterMs: 32, completeMs: 64, incompleteMs: 160 };
+    });
+    const firstWritten = (r: Run): number | undefined => r.turns[0]?.timings.firstWrite;
+
+    it('a complete question: the reply is under way before the turn ends, and sounds only once it has', () => {
+      const r = run(
+        'sssqqqq------------------------------------------|',
+        { transcripts: ['Tell me three things?'], replies: ['-a-b-(cd|)'] },
+        { config: speculating },
+      );
+      expect(r.transcriptions).toBe(1);
+      // Guessed at 3 (transcript at 4); the reply was asked for at 4; the pause ended the turn at 5.
+      expect(r.replies[0]?.subscriptions[0]?.subscribedFrame).toBe(4);
+      expect(statesOf(r)[0]).toBe('5:thinking');
+      expect(firstWritten(r)).toBeGreaterThanOrEqual(5);
+      expect(r.turns[0]).toMatchObject({
+        query: { text: 'Tell me three things?' },
+        heard: 'First sentence is here. Second sentence is here. Third one ends it.',
+        extraRequests: { transcriptions: 0, replies: 0 },
+      });
+    });
+
+    it('the user goes on after the pause: the guess and its reply are dropped unheard, and counted', () => {
+      // Pause at 3 (guessed at 4: "Add eggs and", unfinished, so the wait grows), speech again at 6.
+      const r = run(
+        'sssqqqsssqqqqqqq-----------------------------------------|',
+        { transcripts: ['Add eggs and', 'Add eggs and milk.'], replies: ['-a-b-(cd|)', '-(cd|)'] },
+        { config: speculating },
+      );
+      expect(r.transcriptions).toBe(2);
+      expect(r.asked).toHaveLength(2);
+      expect(r.replies[0]?.subscriptions.map((s) => [s.subscribedFrame, s.unsubscribedFrame])).toEqual([[4, 6]]);
+      expect(r.turns).toHaveLength(1);
+      expect(r.turns[0]).toMatchObject({
+        query: { text: 'Add eggs and milk.' },
+        heard: 'Third one ends it.',
+        extraRequests: { transcriptions: 1, replies: 1 },
+      });
+      expect(r.earcons.played.filter((e) => e === 'thinking')).toHaveLength(1);
+      // Nothing of the dropped reply reached the player.
+      expect(r.player.writes.reduce((n, w) => n + w.length, 0)).toBe(20);
+    });
   });
 });
