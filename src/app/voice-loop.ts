@@ -16,6 +16,7 @@ import type { Service } from '../service/index.js';
 import type { Logger } from '../system/logger.js';
 import { logEvents } from './log-events.js';
 import { setUpEcho } from './echo.js';
+import { warmUp } from './warm-up.js';
 import { servicePorts } from './service-ports.js';
 
 export interface VoiceLoopOptions {
@@ -63,9 +64,13 @@ export async function startVoiceLoop(
   logger: Logger,
   options: VoiceLoopOptions = {},
 ): Promise<VoiceLoop> {
-  const vad = await loadVad(config.vad, logger);
   const player = createPlayer(config, options, logger);
-  const echo = await setUpEcho(config, player, logger, !options.input && !options.output);
+  // What takes time at start-up happens side by side: the models load while the text stages warm up.
+  const [vad, echo] = await Promise.all([
+    loadVad(config.vad, logger),
+    setUpEcho(config, player, logger, !options.input && !options.output),
+    warmUp(),
+  ]);
   const earcons = config.audio.earcons ? loadEarcons(player, logger) : silentEarcons;
   const stopping = new Subject<void>();
   const events = createSource(config, options, logger).pipe(

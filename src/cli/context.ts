@@ -1,7 +1,7 @@
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
 import { createService, type Service } from '../service/index.js';
-import { startSim, type SimServer } from '../sim/server.js';
+import type { SimServer } from '../sim/server.js';
 import { createLogger, type Logger, type LogLevel } from '../system/logger.js';
 
 export interface GlobalOptions {
@@ -49,6 +49,8 @@ export async function connectService(loaded: LoadedConfig, useSim: boolean, logg
   let sim: SimServer | undefined;
   let target = { baseUrl: config.service.baseUrl, apiKey: loaded.apiKey ?? '' };
   if (useSim) {
+    // Loaded only when asked for: the daemon never carries the stand-in's code.
+    const { startSim } = await import('../sim/server.js');
     sim = await startSim({ messagesPrefix: config.service.messagesPrefix, edition: config.service.edition, logger });
     target = { baseUrl: sim.url, apiKey: sim.apiKey };
     logger.info('sim.started', { url: sim.url });
