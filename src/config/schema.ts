@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS } from '../contract/limits.js';
+import { chatMediaKinds } from '../contract/models.js';
 
 const ms = (min: number, max: number, fallback: number) => z.number().int().min(min).max(max).default(fallback);
 const unit = z.number().min(0).max(1);
@@ -148,6 +149,13 @@ const bargeIn = z
   .strict()
   .prefault({});
 
+const reply = z
+  .object({
+    input: z.enum(['transcript', 'audio']).default('transcript'),
+  })
+  .strict()
+  .prefault({});
+
 const endpoint = z
   .object({
     speculate: z.boolean().default(true),
@@ -176,9 +184,31 @@ const log = z
   .prefault({});
 
 export const configSchema = z
-  .object({ service, chat, history, speech, transcription, voice, audio, echo, vad, endpoint, bargeIn, listen, log })
+  .object({
+    service,
+    chat,
+    reply,
+    history,
+    speech,
+    transcription,
+    voice,
+    audio,
+    echo,
+    vad,
+    endpoint,
+    bargeIn,
+    listen,
+    log,
+  })
   .strict()
   .superRefine((config, ctx) => {
+    if (config.reply.input === 'audio' && !takesAudio(config)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reply', 'input'],
+        message: `audio needs the chat-completions endpoint (service.api: chat), edition B and a chat model that takes audio (Ming-3.0-audio-flash); got service.api ${config.service.api}, edition ${config.service.edition}, chat.model ${config.chat.model}`,
+      });
+    }
     if (config.vad.stopThreshold > config.vad.startThreshold) {
       ctx.addIssue({ code: 'custom', path: ['vad', 'stopThreshold'], message: 'must not be above vad.startThreshold' });
     }
@@ -205,6 +235,13 @@ export const configSchema = z
   });
 
 export type HarkConfig = z.infer<typeof configSchema>;
+
+/** Whether the chat model can be sent the user's speech as audio. */
+function takesAudio(config: Pick<HarkConfig, 'service' | 'chat'>): boolean {
+  return (
+    config.service.api === 'chat' && chatMediaKinds(config.service.edition, config.chat.model).includes('audio_url')
+  );
+}
 
 export function defaultConfig(): HarkConfig {
   return configSchema.parse({});

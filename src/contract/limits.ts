@@ -19,6 +19,15 @@ export const LIMITS = {
     /** The Base64 data URL may be at most 10 MB; MB read as 10^6 bytes, the stricter reading. */
     referenceMaxEncodedBytes: 10_000_000,
   },
+  /**
+   * Audio sent to a chat model (`audio_url`, Ming-3.0-audio-flash): the interface gives no limits
+   * of its own, so hark holds it to the transcription endpoint's (WAV or MP3, 10 MB, 30 s).
+   */
+  chatAudio: {
+    mimeTypes: ['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/mpeg'] as const,
+    maxBytes: 10_000_000,
+    maxDurationMs: 30_000,
+  },
   transcription: {
     fileMaxBytes: 10_000_000,
     fileMaxDurationMs: 30_000,

@@ -4,6 +4,8 @@ import type { Turn, Verdict } from './turn.js';
 export interface Message {
   role: 'user' | 'assistant';
   text: string;
+  /** What the user said, as a WAV data URL, when the model is given the recording itself. */
+  audio?: string;
 }
 
 /** How an interrupted reply is marked in the history, so the model knows it was cut. */
@@ -40,9 +42,9 @@ export function queryText(conversation: Conversation, text: string): string {
   return conversation.carried ? `${conversation.carried} ${text}` : text;
 }
 
-/** The messages of the next chat request: the history, then the query. */
-export function messagesFor(conversation: Conversation, text: string): Message[] {
-  return [...conversation.messages, { role: 'user', text }];
+/** The messages of the next chat request: the history, then the query (with its recording, for a model that hears). */
+export function messagesFor(conversation: Conversation, text: string, audio?: string): Message[] {
+  return [...conversation.messages, { role: 'user', text, ...(audio ? { audio } : {}) }];
 }
 
 /**

@@ -17,13 +17,16 @@ type ChatSettings = HarkConfig['chat'];
 export function buildChatRequest(chat: ChatSettings, history: Message[], attachments: Attachment[] = []): ChatRequest {
   const messages: ChatMessage[] = [{ role: 'system', content: chat.systemPrompt }];
   history.forEach((turn, i) => {
-    const last = i === history.length - 1;
-    if (last && attachments.length > 0 && turn.role === 'user') {
-      const parts: ChatContentPart[] = [{ type: 'text', text: turn.text }, ...attachments.map(chatPart)];
-      messages.push({ role: 'user', content: parts });
-    } else {
+    const media: Attachment[] = [
+      ...(turn.audio ? [{ kind: 'audio' as const, dataUrl: turn.audio }] : []),
+      ...(i === history.length - 1 && turn.role === 'user' ? attachments : []),
+    ];
+    if (media.length === 0) {
       messages.push({ role: turn.role, content: turn.text });
+      return;
     }
+    const text: ChatContentPart[] = turn.text ? [{ type: 'text', text: turn.text }] : [];
+    messages.push({ role: turn.role, content: [...text, ...media.map(chatPart)] });
   });
   return {
     model: chat.model,

@@ -32,6 +32,8 @@ export interface Transcript {
 export interface Query {
   text: string;
   transcript: Transcript;
+  /** The recording, as a WAV data URL, for a model that is given the audio (its text comes later). */
+  audio?: string;
 }
 
 /**

@@ -44,6 +44,7 @@ import { ofType, type AssistantEvent, type InterruptionEvent, type TurnEvent } f
 import { playSentences } from './play-sentences.js';
 import type { EchoCanceller, Earcons, Player, ReplyModel, Synthesizer, Transcriber, Vad } from './ports.js';
 import { prefetchAhead } from './prefetch-ahead.js';
+import { queryRecordings } from './query-recordings.js';
 import { recordTurn } from './record-turn.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
@@ -55,7 +56,7 @@ import { toFrames } from './to-frames.js';
 import { transcribeUtterances } from './transcribe-utterances.js';
 
 export interface AssistantDeps {
-  config: Pick<HarkConfig, 'vad' | 'bargeIn' | 'listen' | 'history' | 'speech' | 'endpoint'>;
+  config: Pick<HarkConfig, 'vad' | 'bargeIn' | 'listen' | 'history' | 'speech' | 'endpoint' | 'reply'>;
   vad: Vad;
   /** Takes hark's own voice out of the microphone, when hark plays and records on this machine. */
   echo?: EchoCanceller | undefined;
@@ -94,7 +95,9 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const policy = { ...config.history, followUpMs: config.listen.followUpMs };
       const state = new BehaviorSubject<AssistantState>('listening');
       const endpoint = new BehaviorSubject<Endpoint | undefined>(undefined);
-      const speculateAfterMs = config.endpoint.speculate ? config.endpoint.speculateAfterMs : undefined;
+      // A model that hears gets the recording the moment the user stops: nothing to guess at pauses.
+      const hears = config.reply.input === 'audio';
+      const speculateAfterMs = config.endpoint.speculate && !hears ? config.endpoint.speculateAfterMs : undefined;
       const conversation = new BehaviorSubject<Conversation>(newConversation());
       const audio = pcm.pipe(takeUntil(deps.shutdown), share());
 
@@ -139,10 +142,13 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         }),
         tap((decided) => endpoint.next(decided)),
       );
-      const verdicts = transcripts.pipe(admitTranscripts(config.listen, state, conversation, now), share());
+      const verdicts = merge(
+        transcripts.pipe(admitTranscripts(config.listen, state, conversation, now)),
+        hears ? heard.pipe(queryRecordings(now)) : EMPTY,
+      ).pipe(share());
 
       // Speaking half: one turn per query.
-      const answer = (query: Query, { cut, start, droppedReplies }: TurnControl): Observable<TurnEvent> =>
+      const answer = (query: Query, { cut, start, text: spoken, droppedReplies }: TurnControl): Observable<TurnEvent> =>
         conversation.pipe(
           take(1),
           switchMap((remembered) => {
@@ -153,7 +159,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
                 recorder.synthesis(sentence);
                 return deps.synthesizer.synthesize(sentence.text).pipe(tap(() => recorder.audio()));
               });
-            return deps.replyModel.reply(messagesFor(remembered, text)).pipe(
+            return deps.replyModel.reply(messagesFor(remembered, text, query.audio)).pipe(
               tap((event) => recorder.reply(event)),
               speakableText(),
               splitSentences(),
@@ -162,7 +168,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
               // A reply to a guess is requested and synthesized at once, but sounds only once confirmed.
               delayWhen(() => start),
               playSentences(player, config.speech.lowWaterMs),
-              recordTurn({ recorder, player, earcons, cut, start, now }),
+              recordTurn({ recorder, player, earcons, cut, start, text: spoken, now }),
             );
           }),
         );
@@ -174,6 +180,15 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
           retractions: transcripts.pipe(
             ofType('retracted'),
             map(({ utteranceId }) => utteranceId),
+          ),
+          texts: transcripts.pipe(
+            ofType('transcript', 'empty', 'transcription-failed'),
+            filter((event) => event.type !== 'transcript' || !event.transcript.tentative),
+            map((event) =>
+              event.type === 'transcript'
+                ? { utteranceId: event.transcript.utteranceId, text: event.transcript.text }
+                : { utteranceId: event.utteranceId, text: '' },
+            ),
           ),
         }),
         share(),

@@ -4,6 +4,7 @@ import {
   concat,
   concatMap,
   concatWith,
+  defaultIfEmpty,
   defer,
   ignoreElements,
   map,
@@ -30,6 +31,8 @@ export interface RecordTurnDeps {
   cut: Observable<Interruption>;
   /** Gives the confirmed transcript when the turn may begin to sound; until then it is held. */
   start: Observable<Transcript>;
+  /** What the user said, in words: the record waits for it (a turn begun from the recording gets it last). */
+  text: Observable<string>;
   now: () => number;
 }
 
@@ -84,11 +87,12 @@ export function recordTurn(deps: RecordTurnDeps): OperatorFunction<Placement, Tu
         const turn = recorder.finish(interrupted, failed, player, complete ? undefined : deps.now());
         if (!complete) player.stop();
         if (failed) earcons.play('error');
-        const events: TurnEvent[] = [
-          { type: 'state', state: 'listening' },
-          { type: 'turn', turn },
-        ];
-        return of(...events);
+        // A turn begun from the recording is named by its transcript, which may come later.
+        const named = interrupted === 'shutdown' ? of(turn.query.text) : deps.text.pipe(take(1), defaultIfEmpty(''));
+        return concat(
+          of<TurnEvent>({ type: 'state', state: 'listening' }),
+          named.pipe(map((text): TurnEvent => ({ type: 'turn', turn: { ...turn, query: { ...turn.query, text } } }))),
+        );
       });
       return concat(merge(begin, speaking), end);
     });

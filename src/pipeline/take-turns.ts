@@ -1,5 +1,7 @@
 import {
+  ReplaySubject,
   concatMap,
+  connectable,
   connect,
   defer,
   filter,
@@ -26,6 +28,8 @@ export interface TakeTurnsOptions {
   shutdown: Observable<unknown>;
   /** Utterances whose tentative transcript no longer stands: a turn held for one is dropped. */
   retractions: Observable<number>;
+  /** What each utterance was heard to say ('' when it could not be), for turns that began from its audio. */
+  texts: Observable<{ utteranceId: number; text: string }>;
 }
 
 /** How the speaking half of one turn may be cut, when it may start to sound, and what was wasted before it. */
@@ -35,6 +39,8 @@ export interface TurnControl {
   start: Observable<Transcript>;
   /** Replies started for guesses of this utterance and dropped. */
   droppedReplies: number;
+  /** What the user said, in words: at once, or (for a turn begun from the recording) when transcribed. */
+  text: Observable<string>;
 }
 
 /**
@@ -42,21 +48,26 @@ export interface TurnControl {
  * next query, by a stop phrase or by shutdown; the next query starts once the cut turn has
  * ended. A query from a tentative transcript (a guess at a pause) starts a held turn while hark
  * is idle: its reply is requested and synthesized, but nothing sounds until the utterance is
- * confirmed; if the user goes on, the held turn is dropped with every request it made.
+ * confirmed; if the user goes on, the held turn is dropped with every request it made. A query
+ * made from the recording itself (a model that hears) starts at once; the transcript that
+ * follows only names it.
  */
 export function takeTurns(
   answer: (query: Query, control: TurnControl) => Observable<TurnEvent>,
   options: TakeTurnsOptions,
 ): OperatorFunction<GateEvent, TurnEvent> {
   return connect((verdicts) => {
-    let running: { utteranceId: number; held: boolean } | undefined;
+    /** The turn under way, and whether a later transcript of its utterance is its confirmation or its words. */
+    let running: { utteranceId: number; follows: boolean } | undefined;
     const droppedReplies = new Map<number, number>();
+    /** Utterances answered from their recording, whose transcript is no new query. */
+    const heardFromRecording = new Set<number>();
     const confirmations = verdicts.pipe(
       ofType('query'),
       filter(({ query }) => !query.transcript.tentative),
     );
     const isConfirmationOfHeld = (transcript: Transcript): boolean =>
-      running?.held === true && running.utteranceId === transcript.utteranceId;
+      running?.follows === true && running.utteranceId === transcript.utteranceId;
     const cutFor = (query: Query): Observable<Interruption> => {
       const shutdown = options.shutdown.pipe(map((): Interruption => 'shutdown'));
       const retracted = options.retractions.pipe(
@@ -79,13 +90,16 @@ export function takeTurns(
     return verdicts.pipe(
       ofType('query'),
       takeUntil(options.shutdown),
-      filter(({ query: { transcript } }) =>
-        transcript.tentative ? running === undefined : !isConfirmationOfHeld(transcript),
-      ),
+      filter(({ query: { transcript } }) => {
+        if (transcript.tentative) return running === undefined;
+        if (heardFromRecording.delete(transcript.utteranceId)) return false;
+        return !isConfirmationOfHeld(transcript);
+      }),
       concatMap(({ query }) =>
         defer(() => {
           const { utteranceId, tentative } = query.transcript;
-          running = { utteranceId, held: tentative };
+          running = { utteranceId, follows: tentative || query.audio !== undefined };
+          if (query.audio) heardFromRecording.add(utteranceId);
           let started = !tentative;
           const start = tentative
             ? confirmations.pipe(
@@ -96,9 +110,22 @@ export function takeTurns(
                 shareReplay(1),
               )
             : of(query.transcript);
-          const control = { cut: cutFor(query), start, droppedReplies: droppedReplies.get(utteranceId) ?? 0 };
+          // Listened for from the start: the transcript may come while the reply plays.
+          const text = connectable(
+            query.audio
+              ? options.texts.pipe(
+                  filter((heard) => heard.utteranceId === utteranceId),
+                  map((heard) => heard.text),
+                  take(1),
+                )
+              : of(query.text),
+            { connector: () => new ReplaySubject<string>(1), resetOnDisconnect: false },
+          );
+          const listening = text.connect();
+          const control = { cut: cutFor(query), start, text, droppedReplies: droppedReplies.get(utteranceId) ?? 0 };
           return answer(query, control).pipe(
             finalize(() => {
+              listening.unsubscribe();
               running = undefined;
               if (started) droppedReplies.delete(utteranceId);
               else droppedReplies.set(utteranceId, control.droppedReplies + 1);

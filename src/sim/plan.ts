@@ -1,3 +1,5 @@
+import { audioDurationMs } from '../contract/rules/transcription.js';
+import { describeAudio } from './transcription-handler.js';
 import { defaultReply, estimateTokens, tokenize, type ReplyScript } from './script.js';
 import { intervalMs, type SimContext } from './context.js';
 
@@ -79,12 +81,28 @@ export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .map((part: unknown) =>
-      typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'text'
-        ? textOf((part as { text?: unknown }).text)
-        : '',
-    )
+    .map((part: unknown) => {
+      if (typeof part !== 'object' || part === null) return '';
+      const {
+        type,
+        text,
+        audio_url: audio,
+      } = part as { type?: unknown; text?: unknown; audio_url?: { url?: unknown } };
+      if (type === 'text') return textOf(text);
+      // The stand-in cannot understand speech either: it says what it was given.
+      if (type === 'audio_url') return describeRecording(textOf(audio?.url));
+      return '';
+    })
+    .filter(Boolean)
     .join(' ');
+}
+
+/** A recording sent as a data URL, as the stand-in can honestly describe it. */
+function describeRecording(url: string): string {
+  const match = /^data:[^;,]+;base64,(.*)$/s.exec(url);
+  if (!match) return '(a recording)';
+  const bytes = Buffer.from(match[1] ?? '', 'base64');
+  return describeAudio(bytes, audioDurationMs('.wav', bytes) ?? 0);
 }
 
 export function lastUserText(messages: unknown): string {

@@ -191,3 +191,35 @@ describe('wake and stop phrases', () => {
     expect(run.logger.lines.find((l) => l.event === 'turn.ignored')).toMatchObject({ reason: 'no wake phrase' });
   });
 });
+
+describe('a chat model that hears (edition B, Ming-3.0-audio-flash)', () => {
+  it('gets the recording as an audio_url block and answers before the slower transcript is back', async () => {
+    const run = await runLoop({
+      input: UTTERANCE,
+      fast: true,
+      sim: { edition: 'B', timing: { transcriptionDelayMs: 1500 } },
+      config: (c) => {
+        c.service.edition = 'B';
+        c.chat.model = 'Ming-3.0-audio-flash';
+        c.reply.input = 'audio';
+      },
+      prepare: (sim) => sim.script.transcript('What is the tallest mountain?').reply('Mount Everest.'),
+    });
+    const [chat] = run.sim.requestsTo('chat');
+    const [transcription] = run.sim.requestsTo('transcription');
+    const content = (chat?.body as { messages: { role: string; content: unknown }[] }).messages.at(-1)?.content;
+    expect(content).toEqual([
+      { type: 'audio_url', audio_url: { url: expect.stringMatching(/^data:audio\/wav;base64,/) } },
+    ]);
+    expect(chat?.status).toBe(200);
+    // The reply streamed back while the transcript was still being made.
+    expect(chat?.firstBodyByteAtMs).toBeLessThan(transcription?.firstBodyByteAtMs ?? 0);
+    expect(await chat?.ended).toBe('completed');
+    // The transcript names the turn, and the history.
+    expect(run.outcomes).toHaveLength(1);
+    expect(run.outcomes[0]).toMatchObject({
+      query: { text: 'What is the tallest mountain?' },
+      heard: 'Mount Everest.',
+    });
+  });
+});

@@ -1,5 +1,7 @@
 import { chatMediaKinds, effortEffective, isKnownModel, thinkingEffective, type Edition } from '../models.js';
-import { Checker, isObject } from './checker.js';
+import { LIMITS } from '../limits.js';
+import { Checker, isObject, measured } from './checker.js';
+import { audioDurationMs } from './transcription.js';
 import { checkModel } from './model.js';
 import { checkEffort, checkMessageList, checkSampling, checkThinking } from './generation.js';
 
@@ -41,6 +43,9 @@ export function checkChatBody(input: unknown, edition: Edition): Checker {
       if (!isObject(holder) || typeof holder.url !== 'string' || holder.url.length === 0) {
         check.fail(`${at}.${kind}.url`, 'is required: an http(s) URL or a data URL', holder);
       }
+      if (kind === 'audio_url' && isObject(holder) && typeof holder.url === 'string') {
+        checkAudioDataUrl(check, `${at}.audio_url.url`, holder.url);
+      }
       if (known && !media.includes(kind)) {
         const takers = kind === 'audio_url' ? 'Ming-3.0-audio-flash (edition B)' : 'Ling-3.0-flash-VL';
         check.fail(`${at}.type`, `${kind} blocks are accepted only by ${takers}, not by ${String(model)}`);
@@ -63,6 +68,33 @@ export function checkChatBody(input: unknown, edition: Edition): Checker {
     check.warn(`thinking has no effect on ${model} in edition ${edition}`);
   }
   return check;
+}
+
+/** An audio block's data URL: a WAV or MP3 within the audio limits (a plain http(s) URL is the service's to fetch). */
+function checkAudioDataUrl(check: Checker, field: string, url: string): void {
+  if (!url.startsWith('data:')) return;
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  const limits = LIMITS.chatAudio;
+  if (!match) {
+    check.fail(field, 'a data URL must be data:<audio type>;base64,<data>', url.slice(0, 40));
+    return;
+  }
+  const mime = (match[1] ?? '').toLowerCase();
+  if (!check.oneOf(`${field} (media type)`, mime, limits.mimeTypes)) return;
+  const bytes = Buffer.from(match[2] ?? '', 'base64');
+  if (bytes.length > limits.maxBytes) {
+    check.fail(field, `must be at most ${limits.maxBytes} bytes of audio`, measured(`${bytes.length} bytes`));
+    return;
+  }
+  const durationMs = audioDurationMs(mime === 'audio/mpeg' ? '.mp3' : '.wav', bytes);
+  if (durationMs === undefined) check.fail(field, `is not readable ${mime === 'audio/mpeg' ? 'MP3' : 'WAV'} audio`);
+  else if (durationMs > limits.maxDurationMs) {
+    check.fail(
+      field,
+      `must be at most ${limits.maxDurationMs / 1000} s of audio`,
+      measured(`${(durationMs / 1000).toFixed(3)} s`),
+    );
+  }
 }
 
 function checkChatTools(check: Checker, tools: unknown): void {

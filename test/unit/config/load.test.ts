@@ -158,3 +158,15 @@ describe('environment names', () => {
     expect(envTable().has('HARK_SPEECH_SAMPLE_RATE_HZ')).toBe(true);
   });
 });
+
+describe('reply.input: audio', () => {
+  it('is refused, with what it needs, for a model or edition that cannot hear', () => {
+    expect(() => loadConfig({ env: { HARK_REPLY_INPUT: 'audio' } })).toThrow(
+      /reply\.input: audio needs the chat-completions endpoint \(service\.api: chat\), edition B and a chat model that takes audio \(Ming-3\.0-audio-flash\); got service\.api chat, edition A, chat\.model Ling-3\.0-flash/,
+    );
+    const config = loadConfig({
+      env: { HARK_REPLY_INPUT: 'audio', HARK_SERVICE_EDITION: 'B', HARK_CHAT_MODEL: 'Ming-3.0-audio-flash' },
+    }).config;
+    expect(config.reply.input).toBe('audio');
+  });
+});

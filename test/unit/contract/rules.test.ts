@@ -64,9 +64,24 @@ describe('generation limits', () => {
     expect(chat({ messages: image }).errors[0]?.message).toMatch(/accepted only by Ling-3.0-flash-VL/);
     expect(checkChatBody({ model: 'Ling-3.0-flash-VL', messages: image }, 'A').errors).toEqual([]);
     expect(checkChatBody({ model: 'Ling-9-future', messages: image }, 'A').errors).toEqual([]);
-    const audio = [{ role: 'user', content: [{ type: 'audio_url', audio_url: { url: 'data:audio/wav;base64,AA' } }] }];
+    const audio = [{ role: 'user', content: [{ type: 'audio_url', audio_url: { url: wavDataUrl(toneWav(500)) } }] }];
     expect(checkChatBody({ model: 'Ming-3.0-audio-flash', messages: audio }, 'B').errors).toEqual([]);
     expect(checkChatBody({ model: 'Ling-3.0-flash-VL', messages: audio }, 'B').errors).toHaveLength(1);
+  });
+
+  it('takes audio for a model that hears only as WAV or MP3 within 30 s and 10 MB', () => {
+    const audio = (url: string) =>
+      checkChatBody(
+        {
+          model: 'Ming-3.0-audio-flash',
+          messages: [{ role: 'user', content: [{ type: 'audio_url', audio_url: { url } }] }],
+        },
+        'B',
+      ).errors.map((e) => e.message);
+    expect(audio(wavDataUrl(toneWav(2000)))).toEqual([]);
+    expect(audio(wavDataUrl(toneWav(30_500)))[0]).toMatch(/at most 30 s of audio \(got 30\.500 s\)/);
+    expect(audio('data:image/png;base64,AAAA')[0]).toMatch(/media type/);
+    expect(audio('data:audio/wav;base64,AAAA')[0]).toMatch(/not readable WAV audio/);
   });
 
   it('warns about an unknown model instead of refusing it', () => {

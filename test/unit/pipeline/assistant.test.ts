@@ -56,6 +56,8 @@ interface Script {
   transcripts: string[];
   /** One marble reply per chat request, with THREE's values. */
   replies: string[];
+  /** Marbles of each transcription (default: the text after a frame). */
+  transcription?: string;
   /** Marbles of each sentence's synthesis (default: 10 ms of audio after 2 frames). */
   synth?: (sentence: string) => string;
 }
@@ -101,7 +103,7 @@ function run(
         transcriber: {
           transcribe: (): Observable<TranscribeResult> => {
             result.transcriptions++;
-            return cold('-(r|)', { r: { text: transcripts.shift() ?? '' } });
+            return cold(script.transcription ?? '-(r|)', { r: { text: transcripts.shift() ?? '' } });
           },
         },
         replyModel: {
@@ -141,6 +143,7 @@ function run(
   return result;
 }
 
+const firstTurnAt = (r: Run): number | undefined => r.events.find(({ event }) => event.type === 'turn')?.at;
 const statesOf = (r: Run): string[] =>
   r.events.flatMap(({ at, event }) => (event.type === 'state' ? [`${at}:${event.state}`] : []));
 
@@ -342,5 +345,28 @@ describe('the assistant, microphone to speaker', () => {
       // Nothing of the dropped reply reached the player.
       expect(r.player.writes.reduce((n, w) => n + w.length, 0)).toBe(20);
     });
+  });
+
+  it('a model that hears gets the recording the moment the user stops; the slower transcript only names the turn', () => {
+    const hearing = config((c) => {
+      c.reply.input = 'audio';
+    });
+    const r = run(
+      'sssqq--------------------------------------------------------|',
+      { transcripts: ['Tell me three things.'], replies: ['-a-b-(cd|)'], transcription: '----------------------(r|)' },
+      { config: hearing },
+    );
+    // Asked at the end of the utterance (4), with the recording; the transcript came at 26.
+    expect(r.replies[0]?.subscriptions[0]?.subscribedFrame).toBe(4);
+    expect(r.asked[0]).toEqual([
+      { role: 'user', text: '', audio: expect.stringMatching(/^data:audio\/wav;base64,UklGR/) },
+    ]);
+    expect(r.transcriptions).toBe(1);
+    expect(statesOf(r)[0]).toBe('4:thinking');
+    // The reply played out (4-39) while the transcript came (26): the turn is recorded with its words at the end.
+    expect(firstTurnAt(r)).toBe(39);
+    expect(r.turns).toHaveLength(1);
+    expect(r.turns[0]?.query.text).toBe('Tell me three things.');
+    expect(r.turns[0]?.heard).toBe('First sentence is here. Second sentence is here. Third one ends it.');
   });
 });
