@@ -125,6 +125,29 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('listens for a wake word on the device by default, and takes models and threshold from the environment', () => {
+    const { config } = loadConfig({
+      env: { ...bare, HARK_WAKE_MODELS: '[alexa, /etc/hark/hey_hark.onnx]', HARK_WAKE_THRESHOLD: '0.6' },
+    });
+    expect(config.wake).toMatchObject({
+      engine: 'openwakeword',
+      models: ['alexa', '/etc/hark/hey_hark.onnx'],
+      threshold: 0.6,
+      bargeIn: 'any-speech',
+    });
+  });
+
+  it('refuses wake phrases that nothing would listen for, and a threshold that hears all or nothing', () => {
+    const path = file('wake:\n  threshold: 1\n');
+    expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))).toEqual([
+      `${path}: wake.threshold: must be at most 1 (exclusive) (got 1)`,
+    ]);
+    const phrases = file('wake:\n  engine: none\nlisten:\n  wakePhrases: [hey hark]\n');
+    expect(problemsOf(() => loadConfig({ configPath: phrases, env: bare }))).toEqual([
+      `${phrases}: listen.wakePhrases: are not listened for with wake.engine: none (set wake.engine: phrase to use them)`,
+    ]);
+  });
+
   it('refuses a --config file that does not exist', () => {
     expect(problemsOf(() => loadConfig({ configPath: join(dir, 'missing.yaml'), env: bare }))[0]).toMatch(
       /no such file/,
