@@ -20,9 +20,10 @@ export const PRETRAINED_WAKE_MODELS = [
   'weather',
 ] as const;
 
-export const PRETRAINED_LICENCE =
-  "CC BY-NC-SA 4.0: non-commercial use only (openWakeWord's pre-trained models, whatever the npm package's licence field says)";
-export const FEATURE_MODELS_LICENCE = 'Apache-2.0 (openWakeWord feature models)';
+/** openWakeWord's pre-trained wake-word models, whatever the npm package's own licence field says. */
+export const PRETRAINED_LICENCE = 'CC BY-NC-SA 4.0, non-commercial use only';
+/** openWakeWord's melspectrogram and embedding models. */
+export const FEATURE_MODELS_LICENCE = 'Apache-2.0';
 
 export interface WakeModelFile {
   /** What detections are called: `hey_jarvis`, or a custom file's name without `.onnx` and version. */
@@ -42,10 +43,11 @@ export interface WakeModelFiles {
 export class WakeModelsMissingError extends Error {
   override readonly name = 'WakeModelsMissingError';
   constructor(
-    message: string,
+    /** What is missing, without the fix. */
+    readonly reason: string,
     readonly fix: string,
   ) {
-    super(`${message}; ${fix}`);
+    super(`${reason}; ${fix}`);
   }
 }
 
