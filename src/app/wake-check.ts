@@ -3,7 +3,6 @@ import { wakePhrases } from '../listen/load-wake.js';
 import { OpenWakeWord } from '../listen/openwakeword.js';
 import { WAKE_STEP_SAMPLES } from '../listen/wake-features.js';
 import {
-  FEATURE_MODELS_LICENCE,
   PRETRAINED_LICENCE,
   WAKE_MODELS_PACKAGE,
   WakeModelsMissingError,
@@ -20,14 +19,15 @@ export interface WakeCheckResult {
 
 const CHECK = 'wake word';
 
+/** Which models, from where, and the licence of the pre-trained ones, plainly. */
 function describe(files: readonly WakeModelFile[]): string {
   const pretrained = files.filter((f) => f.source === 'package').map((f) => f.name);
   const own = files.filter((f) => f.source === 'file').map((f) => `${f.name} (${f.path})`);
   return [
     ...(pretrained.length
-      ? [`${pretrained.join(', ')} from ${WAKE_MODELS_PACKAGE}: licence ${PRETRAINED_LICENCE}`]
+      ? [`${pretrained.join(', ')}: pre-trained, from ${WAKE_MODELS_PACKAGE}, licensed ${PRETRAINED_LICENCE}`]
       : []),
-    ...(own.length ? [`your own ${own.join(', ')}`] : []),
+    ...(own.length ? [`your own: ${own.join(', ')}`] : []),
   ].join('; ');
 }
 
@@ -57,7 +57,7 @@ export async function checkWakeWord(
     return {
       check: CHECK,
       status: 'ok',
-      detail: `openWakeWord hears ${detector.models.join(', ')} (${describe(detector.files)}; feature models: ${FEATURE_MODELS_LICENCE})`,
+      detail: `openWakeWord hears ${detector.models.join(', ')} (${describe(detector.files)})`,
     };
   } catch (error) {
     return {

@@ -6,6 +6,7 @@ import { samplesOf } from '../audio/pcm.js';
 import { checkWakeWord } from '../app/wake-check.js';
 import { loadConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
+import { LIVE_DETECTOR } from '../listen/load-wake.js';
 import { OpenWakeWord } from '../listen/openwakeword.js';
 import { VAD_FRAME_SAMPLES } from '../listen/vad.js';
 import { WAKE_SAMPLE_RATE_HZ } from '../listen/wake-features.js';
@@ -110,7 +111,7 @@ export async function scanFile(path: string, config: HarkConfig, options: WakeOp
 
 async function listenLive(config: HarkConfig, options: WakeOptions, globals: GlobalOptions): Promise<void> {
   const settings = detectorOptions(config, options);
-  const detector = await OpenWakeWord.load(settings);
+  const detector = await OpenWakeWord.load({ ...settings, ...LIVE_DETECTOR });
   const logger = commandLogger(globals, config, 'stderr');
   const tty = process.stdout.isTTY;
   const reframer = new Reframer(VAD_FRAME_SAMPLES);

@@ -3,6 +3,12 @@ import type { Logger } from '../system/logger.js';
 import { OpenWakeWord } from './openwakeword.js';
 import { PRETRAINED_LICENCE, phraseOf } from './wake-models.js';
 
+/**
+ * Live listening: at most 4 steps per batch (each batched run holds the event loop, about 1 ms a
+ * step on a desktop core), and at most 2 s of audio waiting to be scored.
+ */
+export const LIVE_DETECTOR = { maxBatchSteps: 4, maxBacklogMs: 2000 } as const;
+
 /** What stands between speech and the service: a wake word heard on the device, a phrase in the transcript, or nothing. */
 export type WakeGate =
   { engine: 'openwakeword'; detector: OpenWakeWord } | { engine: 'phrase'; phrases: string[] } | { engine: 'none' };
@@ -25,7 +31,7 @@ export async function loadWakeGate(
   if (wake.engine === 'none') return { engine: 'none' };
   if (wake.engine === 'phrase') return { engine: 'phrase', phrases: wakePhrases(config) };
   try {
-    const detector = await OpenWakeWord.load({ ...wake, ...(modelsDir ? { modelsDir } : {}) });
+    const detector = await OpenWakeWord.load({ ...wake, ...LIVE_DETECTOR, ...(modelsDir ? { modelsDir } : {}) });
     const pretrained = detector.files.filter((f) => f.source === 'package').map((f) => f.name);
     logger.info('wake.ready', {
       engine: 'openwakeword',

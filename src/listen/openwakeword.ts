@@ -17,8 +17,16 @@ export interface OpenWakeWordOptions extends WakeDeciderConfig {
   models: readonly string[];
   /** The package's models directory (tests point it elsewhere). */
   modelsDir?: string;
-  /** Most 80-ms steps scored in one batch when audio has piled up (a file, a busy moment). */
+  /**
+   * Most 80-ms steps scored in one batch when audio has piled up (a file, a busy moment). Each
+   * batch's embedding run holds the event loop: keep it small for live audio.
+   */
   maxBatchSteps?: number;
+  /**
+   * Live use: audio waiting to be scored beyond this is dropped (oldest first; a wake word heard
+   * that late is no use), so a starved CPU cannot make the queue grow without end. None for files.
+   */
+  maxBacklogMs?: number;
 }
 
 /** Single-threaded and fully optimised: hark shares a small CPU with the VAD and the player. */
@@ -51,6 +59,7 @@ export class OpenWakeWord {
   /** Stream position (samples) of the first queued sample, and of the next one pushed. */
   private scoredSamples = 0;
   private pushedSamples = 0;
+  private droppedSamples = 0;
   private warmup = WARMUP_STEPS;
   private running: Promise<void> | undefined;
   private resetWanted = false;
@@ -101,6 +110,8 @@ export class OpenWakeWord {
     this.pushedSamples += frame.length;
     this.queue.push(frame.slice());
     this.queued += frame.length;
+    const backlog = this.options.maxBacklogMs;
+    if (backlog !== undefined && this.queued > backlog / MS_PER_SAMPLE) this.shed(Math.round(backlog / MS_PER_SAMPLE));
     if (this.queued >= WAKE_STEP_SAMPLES && !this.running && this.failure === undefined) {
       this.running = this.pump().finally(() => (this.running = undefined));
     }
@@ -127,6 +138,28 @@ export class OpenWakeWord {
     await Promise.all(this.sessions.map((s) => s.release()));
     this.detections$.complete();
     this.scores$.complete();
+  }
+
+  /** Audio dropped unscored because it piled up beyond `maxBacklogMs`. */
+  get droppedMs(): number {
+    return this.droppedSamples * MS_PER_SAMPLE;
+  }
+
+  /** Drops the oldest queued audio down to `keep` samples; what follows the gap starts afresh. */
+  private shed(keep: number): void {
+    let excess = this.queued - keep;
+    while (excess > 0) {
+      const head = this.queue[0] as Int16Array;
+      const n = Math.min(head.length, excess);
+      if (n === head.length) this.queue.shift();
+      else this.queue[0] = head.subarray(n);
+      excess -= n;
+      this.queued -= n;
+      this.scoredSamples += n;
+      this.droppedSamples += n;
+    }
+    if (this.running) this.resetWanted = true;
+    else this.resetState();
   }
 
   private resetState(): void {

@@ -20,10 +20,8 @@ export const PRETRAINED_WAKE_MODELS = [
   'weather',
 ] as const;
 
-/** openWakeWord's pre-trained wake-word models, whatever the npm package's own licence field says. */
+/** openWakeWord's pre-trained models, whatever the npm package's own licence field says. */
 export const PRETRAINED_LICENCE = 'CC BY-NC-SA 4.0, non-commercial use only';
-/** openWakeWord's melspectrogram and embedding models. */
-export const FEATURE_MODELS_LICENCE = 'Apache-2.0';
 
 export interface WakeModelFile {
   /** What detections are called: `hey_jarvis`, or a custom file's name without `.onnx` and version. */

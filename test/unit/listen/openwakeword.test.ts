@@ -193,3 +193,17 @@ describe('wake-word models', () => {
     );
   });
 });
+
+describe('OpenWakeWord backlog', () => {
+  it('drops the oldest audio beyond maxBacklogMs rather than queueing without end, and keeps the clock', async () => {
+    const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, maxBacklogMs: 1000 });
+    const steps: WakeWordScores[] = [];
+    detector.scores.subscribe((s) => steps.push(s));
+    detector.push(new Int16Array(at(10_000)));
+    await detector.drain();
+    await detector.close();
+    expect(detector.droppedMs).toBe(9000);
+    expect(steps.length).toBeLessThanOrEqual(13);
+    expect(steps.at(-1)?.atMs).toBeGreaterThan(9900);
+  });
+});
