@@ -106,13 +106,14 @@ export class OpenWakeWord {
   }
 
   push(frame: Int16Array): void {
-    if (this.closed) return;
+    // After close or a failed inference (its streams have errored), audio is not kept.
+    if (this.closed || this.failure !== undefined) return;
     this.pushedSamples += frame.length;
     this.queue.push(frame.slice());
     this.queued += frame.length;
     const backlog = this.options.maxBacklogMs;
     if (backlog !== undefined && this.queued > backlog / MS_PER_SAMPLE) this.shed(Math.round(backlog / MS_PER_SAMPLE));
-    if (this.queued >= WAKE_STEP_SAMPLES && !this.running && this.failure === undefined) {
+    if (this.queued >= WAKE_STEP_SAMPLES && !this.running) {
       this.running = this.pump().finally(() => (this.running = undefined));
     }
   }
