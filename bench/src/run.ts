@@ -6,6 +6,7 @@ import { benchLatency } from './latency.js';
 import { benchBargeIn } from './barge-in.js';
 import { benchMemory } from './memory.js';
 import { benchAec } from './aec.js';
+import { benchWake } from './wake.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<unknown>> = {
@@ -16,6 +17,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'barge-in': () => benchBargeIn(),
   memory: () => benchMemory(),
   aec: () => benchAec(),
+  wake: () => benchWake(),
 };
 
 for (const [name, run] of Object.entries(benches)) {

@@ -18,6 +18,7 @@ import { registerModels } from './models.js';
 import { registerSay } from './say.js';
 import { registerSim } from './sim.js';
 import { registerTranscribe } from './transcribe.js';
+import { registerWake } from './wake.js';
 
 const program = new Command('hark')
   .description('hark: a hands-free voice assistant daemon for the Model Inference Service')
@@ -46,6 +47,7 @@ registerVoice(program, globals);
 registerConfig(program, globals);
 registerDevices(program);
 registerDoctor(program, globals);
+registerWake(program, globals);
 
 /** Exit 2 for a mistake in how hark was called or configured, 1 for a failure while working. */
 function exitCodeFor(error: unknown): number {

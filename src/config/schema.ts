@@ -176,6 +176,18 @@ const listen = z
   .strict()
   .prefault({});
 
+const wake = z
+  .object({
+    engine: z.enum(['none', 'openwakeword', 'phrase']).default('openwakeword'),
+    models: z.array(z.string().min(1)).min(1).default(['hey_jarvis']),
+    threshold: z.number().gt(0).lt(1).default(0.5),
+    refractoryMs: ms(0, 10_000, 2000),
+    endWaitMs: ms(0, 1000, 160),
+    bargeIn: z.enum(['any-speech', 'wake-word']).default('any-speech'),
+  })
+  .strict()
+  .prefault({});
+
 const log = z
   .object({
     level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -198,6 +210,7 @@ export const configSchema = z
     endpoint,
     bargeIn,
     listen,
+    wake,
     log,
   })
   .strict()
@@ -223,6 +236,13 @@ export const configSchema = z
         code: 'custom',
         path: ['voice', 'reference'],
         message: 'needs voice.referenceText, the verbatim transcript of the clip',
+      });
+    }
+    if (config.wake.engine === 'none' && config.listen.wakePhrases.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['listen', 'wakePhrases'],
+        message: 'are not listened for with wake.engine: none (set wake.engine: phrase to use them)',
       });
     }
     if (config.voice.reference === null && config.voice.referenceText !== null) {

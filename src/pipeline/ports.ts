@@ -1,6 +1,9 @@
 import type { Observable } from 'rxjs';
 import type { ReplyEvent } from '../contract/reply.js';
 import type { Message } from '../dialog/conversation.js';
+import type { WakeWordDetection, WakeWordScores } from '../listen/wake-decider.js';
+
+export type { WakeWordDetection, WakeWordScores };
 
 /**
  * Every outside capability the voice loop uses: the pipeline sees only these. Implementations
@@ -97,4 +100,25 @@ export type EarconKind = 'listening' | 'thinking' | 'error';
 /** Short sounds that say what hark is doing, for a user who cannot see it. */
 export interface Earcons {
   play(kind: EarconKind): void;
+}
+
+/**
+ * Listens for wake words in a stream of 16 kHz mono audio. `push` never waits for inference:
+ * audio is buffered and scored off the caller's path, and results arrive on the two hot
+ * streams below, in stream order. State (audio context, features, the refractory period) is
+ * kept across pushes. Stream time counts every sample pushed, so push every frame the
+ * segmenter sees and their times agree.
+ */
+export interface WakeWordDetector {
+  /** The names detections can carry. */
+  readonly models: readonly string[];
+  /** Takes a frame of any length (hark's VAD frames are 512 samples). */
+  push(frame: Int16Array): void;
+  readonly detections: Observable<WakeWordDetection>;
+  readonly scores: Observable<WakeWordScores>;
+  /** Resolves once everything pushed so far has been scored (and its detections emitted). */
+  drain(): Promise<void>;
+  /** Forgets what was heard (audio not yet scored included) but keeps the stream clock. */
+  reset(): void;
+  close(): Promise<void>;
 }

@@ -66,6 +66,7 @@ describe('hark CLI', () => {
       'config',
       'devices',
       'doctor',
+      'wake',
     ];
     for (const command of commands) expect(result.stdout).toMatch(new RegExp(`^  ${command}\\b.* {2}\\S`, 'm'));
   });

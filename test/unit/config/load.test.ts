@@ -34,15 +34,16 @@ describe('config/default.yaml', () => {
   });
 
   it('documents every option with a comment', () => {
-    const text = readFileSync(DEFAULTS_PATH, 'utf8');
+    const lines = readFileSync(DEFAULTS_PATH, 'utf8').split('\n');
     for (const { path } of envTable().values()) {
-      const key = path.at(-1) as string;
-      const line = text.split('\n').findIndex((l) => l.trimStart().startsWith(`${key}:`));
+      // Each step of the path, looked for after the one before it: wake.bargeIn is not the bargeIn section.
+      let line = -1;
+      path.forEach((key, depth) => {
+        const indent = '  '.repeat(depth);
+        line = lines.findIndex((l, i) => i > line && l.startsWith(`${indent}${key}:`));
+      });
       expect(line, `${path.join('.')} is in default.yaml`).toBeGreaterThan(0);
-      const above = text
-        .split('\n')
-        .slice(Math.max(0, line - 3), line)
-        .join('\n');
+      const above = lines.slice(Math.max(0, line - 3), line).join('\n');
       expect(above, `${path.join('.')} has a comment above it`).toMatch(/#/);
     }
   });
@@ -122,6 +123,29 @@ describe('loadConfig', () => {
     const path = file('voice:\n  reference: /tmp/me.wav\n');
     expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))).toEqual([
       `${path}: voice.reference: needs voice.referenceText, the verbatim transcript of the clip`,
+    ]);
+  });
+
+  it('listens for a wake word on the device by default, and takes models and threshold from the environment', () => {
+    const { config } = loadConfig({
+      env: { ...bare, HARK_WAKE_MODELS: '[alexa, /etc/hark/hey_hark.onnx]', HARK_WAKE_THRESHOLD: '0.6' },
+    });
+    expect(config.wake).toMatchObject({
+      engine: 'openwakeword',
+      models: ['alexa', '/etc/hark/hey_hark.onnx'],
+      threshold: 0.6,
+      bargeIn: 'any-speech',
+    });
+  });
+
+  it('refuses wake phrases that nothing would listen for, and a threshold that hears all or nothing', () => {
+    const path = file('wake:\n  threshold: 1\n');
+    expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))).toEqual([
+      `${path}: wake.threshold: must be at most 1 (exclusive) (got 1)`,
+    ]);
+    const phrases = file('wake:\n  engine: none\nlisten:\n  wakePhrases: [hey hark]\n');
+    expect(problemsOf(() => loadConfig({ configPath: phrases, env: bare }))).toEqual([
+      `${phrases}: listen.wakePhrases: are not listened for with wake.engine: none (set wake.engine: phrase to use them)`,
     ]);
   });
 

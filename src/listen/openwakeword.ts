@@ -1,0 +1,245 @@
+import type * as Ort from 'onnxruntime-node';
+import { Subject, type Observable } from 'rxjs';
+import { classify, loadClassifier, type WakeClassifier } from './wake-classifiers.js';
+import { WakeDecider, type WakeDeciderConfig, type WakeWordDetection, type WakeWordScores } from './wake-decider.js';
+import {
+  EMBEDDING_SIZE,
+  FIRST_FRAME_BEFORE_END_MS,
+  MEL_FRAME_MS,
+  WAKE_SAMPLE_RATE_HZ,
+  WAKE_STEP_SAMPLES,
+  WakeFeatures,
+} from './wake-features.js';
+import { resolveWakeModels, type WakeModelFile } from './wake-models.js';
+
+export interface OpenWakeWordOptions extends WakeDeciderConfig {
+  /** Names of the package's models (`hey_jarvis`) or paths to .onnx files. */
+  models: readonly string[];
+  /** The package's models directory (tests point it elsewhere). */
+  modelsDir?: string;
+  /**
+   * Most 80-ms steps scored in one batch when audio has piled up (a file, a busy moment). Each
+   * batch's embedding run holds the event loop: keep it small for live audio.
+   */
+  maxBatchSteps?: number;
+  /**
+   * Live use: audio waiting to be scored beyond this is dropped (oldest first; a wake word heard
+   * that late is no use), so a starved CPU cannot make the queue grow without end. None for files.
+   */
+  maxBacklogMs?: number;
+}
+
+/** Single-threaded and fully optimised: hark shares a small CPU with the VAD and the player. */
+const SESSION_OPTIONS: Ort.InferenceSession.SessionOptions = {
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
+  executionMode: 'sequential',
+  graphOptimizationLevel: 'all',
+};
+/** Scores of the first steps after a start are not trusted (as openWakeWord does): the windows hold little real audio. */
+const WARMUP_STEPS = 5;
+const MS_PER_SAMPLE = 1000 / WAKE_SAMPLE_RATE_HZ;
+
+/**
+ * openWakeWord through onnxruntime-node: the models are loaded once, audio is buffered by `push`
+ * and scored by one loop of awaited inference runs, so the caller (the microphone, the VAD)
+ * never waits for it, and each run yields the event loop.
+ */
+export class OpenWakeWord {
+  readonly models: readonly string[];
+  private readonly detections$ = new Subject<WakeWordDetection>();
+  private readonly scores$ = new Subject<WakeWordScores>();
+  readonly detections: Observable<WakeWordDetection> = this.detections$.asObservable();
+  readonly scores: Observable<WakeWordScores> = this.scores$.asObservable();
+  private readonly decider: WakeDecider;
+  private readonly historyFrames: number;
+  private history: Float32Array;
+  private queue: Int16Array[] = [];
+  private queued = 0;
+  /** Stream position (samples) of the first queued sample, and of the next one pushed. */
+  private scoredSamples = 0;
+  private pushedSamples = 0;
+  private droppedSamples = 0;
+  private warmup = WARMUP_STEPS;
+  private running: Promise<void> | undefined;
+  private resetWanted = false;
+  private failure: unknown;
+  private closed = false;
+
+  private constructor(
+    private readonly ort: typeof Ort,
+    private readonly features: WakeFeatures,
+    private readonly sessions: Ort.InferenceSession[],
+    private readonly classifiers: WakeClassifier[],
+    private readonly options: OpenWakeWordOptions,
+    /** The model files loaded, and where each came from. */
+    readonly files: readonly WakeModelFile[],
+  ) {
+    this.models = classifiers.flatMap((c) => c.labels);
+    this.decider = new WakeDecider(this.models, options);
+    this.historyFrames = Math.max(...classifiers.map((c) => c.frames));
+    this.history = new Float32Array(this.historyFrames * EMBEDDING_SIZE);
+  }
+
+  /** Loads every model once; throws `WakeModelsMissingError` when they are not there. */
+  static async load(options: OpenWakeWordOptions): Promise<OpenWakeWord> {
+    const files = resolveWakeModels(options.models, options.modelsDir);
+    const ort = await import('onnxruntime-node');
+    const sessions: Ort.InferenceSession[] = [];
+    try {
+      const melspectrogram = await ort.InferenceSession.create(files.melspectrogram, SESSION_OPTIONS);
+      sessions.push(melspectrogram);
+      const embedding = await ort.InferenceSession.create(files.embedding, SESSION_OPTIONS);
+      sessions.push(embedding);
+      const classifiers: WakeClassifier[] = [];
+      for (const file of files.classifiers) {
+        const classifier = await loadClassifier(ort, file, SESSION_OPTIONS);
+        sessions.push(classifier.session);
+        classifiers.push(classifier);
+      }
+      const features = new WakeFeatures(ort, melspectrogram, embedding);
+      return new OpenWakeWord(ort, features, sessions, classifiers, options, files.classifiers);
+    } catch (error) {
+      await Promise.all(sessions.map((s) => s.release()));
+      throw error;
+    }
+  }
+
+  push(frame: Int16Array): void {
+    // After close or a failed inference (its streams have errored), audio is not kept.
+    if (this.closed || this.failure !== undefined) return;
+    this.pushedSamples += frame.length;
+    this.queue.push(frame.slice());
+    this.queued += frame.length;
+    const backlog = this.options.maxBacklogMs;
+    if (backlog !== undefined && this.queued > backlog / MS_PER_SAMPLE) this.shed(Math.round(backlog / MS_PER_SAMPLE));
+    if (this.queued >= WAKE_STEP_SAMPLES && !this.running) {
+      this.running = this.pump().finally(() => (this.running = undefined));
+    }
+  }
+
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  reset(): void {
+    this.queue = [];
+    this.queued = 0;
+    this.scoredSamples = this.pushedSamples;
+    if (this.running) this.resetWanted = true;
+    else this.resetState();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue = [];
+    this.queued = 0;
+    await this.drain();
+    await Promise.all(this.sessions.map((s) => s.release()));
+    this.detections$.complete();
+    this.scores$.complete();
+  }
+
+  /** Audio dropped unscored because it piled up beyond `maxBacklogMs`. */
+  get droppedMs(): number {
+    return this.droppedSamples * MS_PER_SAMPLE;
+  }
+
+  /** Drops the oldest queued audio down to `keep` samples; what follows the gap starts afresh. */
+  private shed(keep: number): void {
+    let excess = this.queued - keep;
+    while (excess > 0) {
+      const head = this.queue[0] as Int16Array;
+      const n = Math.min(head.length, excess);
+      if (n === head.length) this.queue.shift();
+      else this.queue[0] = head.subarray(n);
+      excess -= n;
+      this.queued -= n;
+      this.scoredSamples += n;
+      this.droppedSamples += n;
+    }
+    if (this.running) this.resetWanted = true;
+    else this.resetState();
+  }
+
+  private resetState(): void {
+    this.features.reset();
+    this.decider.reset();
+    this.warmup = WARMUP_STEPS;
+    this.resetWanted = false;
+  }
+
+  /** Scores queued steps until none is left; the one loop that runs inference. */
+  private async pump(): Promise<void> {
+    try {
+      while (this.queued >= WAKE_STEP_SAMPLES && !this.closed) {
+        const steps = Math.min(Math.floor(this.queued / WAKE_STEP_SAMPLES), this.options.maxBatchSteps ?? 64);
+        const startSample = this.scoredSamples;
+        const samples = this.take(steps * WAKE_STEP_SAMPLES);
+        await this.score(samples, startSample, steps);
+      }
+    } catch (error) {
+      this.failure = error;
+      this.detections$.error(error);
+      this.scores$.error(error);
+    }
+  }
+
+  private take(count: number): Int16Array {
+    const out = new Int16Array(count);
+    let at = 0;
+    while (at < count) {
+      const head = this.queue[0] as Int16Array;
+      const n = Math.min(head.length, count - at);
+      out.set(head.subarray(0, n), at);
+      at += n;
+      if (n === head.length) this.queue.shift();
+      else this.queue[0] = head.subarray(n);
+    }
+    this.queued -= count;
+    this.scoredSamples += count;
+    return out;
+  }
+
+  private async score(samples: Int16Array, startSample: number, steps: number): Promise<void> {
+    const { embeddings, fresh, loudness } = await this.features.steps(samples);
+    const framesPerStep = loudness.length / steps;
+    if (fresh) {
+      for (let f = 0; f < this.historyFrames; f++)
+        this.history.set(embeddings.subarray(0, EMBEDDING_SIZE), f * EMBEDDING_SIZE);
+    }
+    for (let s = 0; s < steps; s++) {
+      if (this.resetWanted) return this.resetState();
+      if (this.closed) return;
+      this.history.copyWithin(0, EMBEDDING_SIZE);
+      this.history.set(
+        embeddings.subarray(s * EMBEDDING_SIZE, (s + 1) * EMBEDDING_SIZE),
+        this.history.length - EMBEDDING_SIZE,
+      );
+      const scores = new Float32Array(this.models.length);
+      let offset = 0;
+      for (const classifier of this.classifiers) {
+        const input = this.history.slice((this.historyFrames - classifier.frames) * EMBEDDING_SIZE);
+        await classify(this.ort, classifier, input, scores, offset);
+        offset += classifier.labels.length;
+      }
+      if (this.resetWanted) return this.resetState();
+      if (this.warmup > 0) {
+        this.warmup--;
+        scores.fill(0);
+      }
+      const endMs = (startSample + (s + 1) * WAKE_STEP_SAMPLES) * MS_PER_SAMPLE;
+      this.scores$.next({ atMs: endMs, scores: Object.fromEntries(this.models.map((m, i) => [m, scores[i] ?? 0])) });
+      const found = this.decider.push({
+        endMs,
+        scores,
+        loudness: loudness.subarray(s * framesPerStep, (s + 1) * framesPerStep),
+        firstFrameMs: endMs - FIRST_FRAME_BEFORE_END_MS,
+        frameMs: MEL_FRAME_MS,
+      });
+      for (const detection of found) this.detections$.next(detection);
+    }
+    if (this.resetWanted) this.resetState();
+  }
+}

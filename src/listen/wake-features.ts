@@ -1,0 +1,129 @@
+import type * as Ort from 'onnxruntime-node';
+
+/**
+ * openWakeWord's shared feature pipeline, streaming: 16 kHz audio → mel spectrogram (10 ms
+ * frames, 32 bins) → one 96-value speech embedding per 80 ms step, each computed once, from the
+ * last 76 mel frames. The embeddings of several steps (a recording, or audio that piled up in a
+ * busy moment) are computed in one batched run, the costly part made cheap.
+ */
+
+export const WAKE_SAMPLE_RATE_HZ = 16000;
+/** Audio is scored in steps of 80 ms: 8 mel frames, one embedding. */
+export const WAKE_STEP_SAMPLES = 1280;
+export const WAKE_STEP_MS = (WAKE_STEP_SAMPLES / WAKE_SAMPLE_RATE_HZ) * 1000;
+export const EMBEDDING_SIZE = 96;
+const MEL_HOP_SAMPLES = 160;
+export const MEL_FRAME_MS = (MEL_HOP_SAMPLES / WAKE_SAMPLE_RATE_HZ) * 1000;
+const MEL_FRAMES_PER_STEP = WAKE_STEP_SAMPLES / MEL_HOP_SAMPLES;
+/** Samples before a step that its 8 mel frames (512-sample windows, hop 160) also need. */
+const MEL_CONTEXT_SAMPLES = 480;
+const MEL_WINDOW_SAMPLES = 512;
+const MEL_BINS = 32;
+const EMBEDDING_FRAMES = 76;
+const MEL_HISTORY_FRAMES = EMBEDDING_FRAMES - MEL_FRAMES_PER_STEP;
+
+/** Where the centre of a step's first mel frame lies, before the step's end. */
+export const FIRST_FRAME_BEFORE_END_MS =
+  ((MEL_CONTEXT_SAMPLES + WAKE_STEP_SAMPLES - MEL_WINDOW_SAMPLES / 2) / WAKE_SAMPLE_RATE_HZ) * 1000;
+
+export interface StepFeatures {
+  /** One embedding per step, `EMBEDDING_SIZE` values each, oldest first. */
+  embeddings: Float32Array;
+  /** The first steps since start or reset: what came before is taken to sound like their start. */
+  fresh: boolean;
+  /** The loudness of each mel frame (mean of its bins), `8` per step. */
+  loudness: Float32Array;
+}
+
+/**
+ * A stream's start has no past for the mel and embedding windows to look at. Filling them with a
+ * constant (openWakeWord uses ones) makes the jump to real audio look like a sound starting, which
+ * some classifiers score high (`alexa` reached 0.63 on steady noise 1 s after a start). Here the
+ * past is taken to sound like the first real frame: steady noise then looks steady from the start.
+ */
+export class WakeFeatures {
+  private context = new Float32Array(MEL_CONTEXT_SAMPLES);
+  /** The last mel frames before the next step, as the embedding model's input expects them. */
+  private history = new Float32Array(MEL_HISTORY_FRAMES * MEL_BINS);
+  private fresh = true;
+
+  constructor(
+    private readonly ort: typeof Ort,
+    private readonly melspectrogram: Ort.InferenceSession,
+    private readonly embedding: Ort.InferenceSession,
+  ) {}
+
+  /**
+   * Features of `samples`, a whole number of steps that follow the audio given before. The mel
+   * model clamps its output to 80 dB below the loudest value of its input, so each step's frames
+   * come from a run on that step alone (as openWakeWord streams): what a step scores does not
+   * depend on how much audio was batched with it.
+   */
+  async steps(samples: Int16Array): Promise<StepFeatures> {
+    const steps = samples.length / WAKE_STEP_SAMPLES;
+    if (!Number.isInteger(steps) || steps < 1)
+      throw new Error(`wake features take whole ${WAKE_STEP_SAMPLES}-sample steps`);
+    const fresh = this.fresh;
+    const input = new Float32Array(MEL_CONTEXT_SAMPLES + samples.length);
+    if (fresh) for (let i = 0; i < MEL_CONTEXT_SAMPLES; i++) input[i] = samples[i] as number;
+    else input.set(this.context);
+    for (let i = 0; i < samples.length; i++) input[MEL_CONTEXT_SAMPLES + i] = samples[i] as number;
+    this.context = input.slice(input.length - MEL_CONTEXT_SAMPLES);
+    const frames = new Float32Array(this.history.length + steps * MEL_FRAMES_PER_STEP * MEL_BINS);
+    const stepInput = MEL_CONTEXT_SAMPLES + WAKE_STEP_SAMPLES;
+    for (let s = 0; s < steps; s++) {
+      const at = s * WAKE_STEP_SAMPLES;
+      const mel = await this.mel(input.slice(at, at + stepInput), MEL_FRAMES_PER_STEP);
+      frames.set(mel, this.history.length + s * mel.length);
+    }
+    if (fresh) {
+      const first = frames.subarray(this.history.length, this.history.length + MEL_BINS);
+      for (let f = 0; f < MEL_HISTORY_FRAMES; f++) frames.set(first, f * MEL_BINS);
+      this.fresh = false;
+    } else {
+      frames.set(this.history);
+    }
+    this.history = frames.slice(frames.length - this.history.length);
+    const loudness = new Float32Array(steps * MEL_FRAMES_PER_STEP);
+    const mel = frames.subarray(MEL_HISTORY_FRAMES * MEL_BINS);
+    for (let f = 0; f < loudness.length; f++) {
+      let sum = 0;
+      for (let b = 0; b < MEL_BINS; b++) sum += mel[f * MEL_BINS + b] as number;
+      loudness[f] = sum / MEL_BINS;
+    }
+    return { embeddings: await this.embed(frames, steps), fresh, loudness };
+  }
+
+  reset(): void {
+    this.fresh = true;
+  }
+
+  /** Mel frames scaled as openWakeWord's models were trained on (x / 10 + 2). */
+  private async mel(input: Float32Array, expectedFrames: number): Promise<Float32Array> {
+    const name = this.melspectrogram.inputNames[0] as string;
+    const result = await this.melspectrogram.run({ [name]: new this.ort.Tensor('float32', input, [1, input.length]) });
+    const output = result[this.melspectrogram.outputNames[0] as string];
+    const data = output?.data as Float32Array;
+    if (data.length !== expectedFrames * MEL_BINS) {
+      throw new Error(`melspectrogram gave ${data.length / MEL_BINS} frames, expected ${expectedFrames}`);
+    }
+    const mel = new Float32Array(data.length);
+    for (let i = 0; i < data.length; i++) mel[i] = (data[i] as number) / 10 + 2;
+    return mel;
+  }
+
+  /** One embedding per step: the window of 76 frames ending at that step's last frame. */
+  private async embed(frames: Float32Array, steps: number): Promise<Float32Array> {
+    const windowSize = EMBEDDING_FRAMES * MEL_BINS;
+    const batch = new Float32Array(steps * windowSize);
+    for (let s = 0; s < steps; s++) {
+      const start = s * MEL_FRAMES_PER_STEP * MEL_BINS;
+      batch.set(frames.subarray(start, start + windowSize), s * windowSize);
+    }
+    const name = this.embedding.inputNames[0] as string;
+    const result = await this.embedding.run({
+      [name]: new this.ort.Tensor('float32', batch, [steps, EMBEDDING_FRAMES, MEL_BINS, 1]),
+    });
+    return Float32Array.from(result[this.embedding.outputNames[0] as string]?.data as Float32Array);
+  }
+}

