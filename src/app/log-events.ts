@@ -74,6 +74,9 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
       case 'saying':
         logger.debug('speak.sentence', { index: event.sentence.index, text: event.sentence.text });
         return;
+      case 'no-wake-word':
+        if (!event.tentative) logger.debug('listen.no_wake_word', { utterance: event.utteranceId });
+        return;
       case 'retracted':
         logger.debug('transcript.retracted', { utterance: event.utteranceId });
         return;

@@ -9,6 +9,7 @@ import { SpeakerPlayer } from '../audio/speaker-player.js';
 import type { HarkConfig } from '../config/schema.js';
 import type { VoiceReference } from '../contract/wire.js';
 import { loadVad } from '../listen/load-vad.js';
+import { loadWakeGate } from '../listen/load-wake.js';
 import { VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
 import { assistant } from '../pipeline/assistant.js';
 import type { AssistantEvent } from '../pipeline/events.js';
@@ -66,18 +67,22 @@ export async function startVoiceLoop(
 ): Promise<VoiceLoop> {
   const player = createPlayer(config, options, logger);
   // What takes time at start-up happens side by side: the models load while the text stages warm up.
-  const [vad, echo] = await Promise.all([
+  const [vad, echo, wake] = await Promise.all([
     loadVad(config.vad, logger),
     setUpEcho(config, player, logger, !options.input && !options.output),
+    loadWakeGate(config, logger, { live: !options.fast }),
     warmUp(),
   ]);
+  // The transcript's wake phrases count only when the wake word is not heard on the device.
+  const listen = { ...config.listen, wakePhrases: wake.engine === 'phrase' ? wake.phrases : [] };
   const earcons = config.audio.earcons ? loadEarcons(player, logger) : silentEarcons;
   const stopping = new Subject<void>();
   const events = createSource(config, options, logger).pipe(
     assistant({
-      config: { ...config, bargeIn: echo.bargeIn },
+      config: { ...config, bargeIn: echo.bargeIn, listen },
       vad,
       echo: echo.canceller,
+      wake: wake.engine === 'openwakeword' ? wake.detector : undefined,
       ...servicePorts(service, config, options.reference),
       player,
       earcons,
@@ -100,6 +105,7 @@ export async function startVoiceLoop(
     await done.catch(() => undefined);
     await player.close();
     echo.canceller?.close();
+    if (wake.engine === 'openwakeword') await wake.detector.close();
     await vad.close();
   };
   void done.then(stop, stop);
@@ -108,6 +114,7 @@ export async function startVoiceLoop(
     output: options.output ?? config.audio.player,
     vad: vad.name,
     echoCancel: echo.canceller !== undefined,
+    wake: wake.engine,
     api: config.service.api,
     model: config.chat.model,
     bargeIn: config.bargeIn.enabled && !options.fast,

@@ -24,7 +24,9 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
         // The stand-in cannot understand speech: it is told what the bundled recording says.
         sim?.script.transcript(readFileSync(DEMO_TRANSCRIPT, 'utf8').trim());
         process.stdout.write(`hark demo: listening to ${DEMO_INPUT} (in real time) ...\n`);
-        const loop = await startVoiceLoop(config, service, logger, { input: DEMO_INPUT, output });
+        // The bundled recording asks its question without a wake word.
+        const awake = { ...config, wake: { ...config.wake, engine: 'none' as const } };
+        const loop = await startVoiceLoop(awake, service, logger, { input: DEMO_INPUT, output });
         loop.events.subscribe((event) => {
           if (event.type !== 'turn') return;
           const turn = event.turn;

@@ -116,8 +116,8 @@ export interface WakeWordDetector {
   push(frame: Int16Array): void;
   readonly detections: Observable<WakeWordDetection>;
   readonly scores: Observable<WakeWordScores>;
-  /** Resolves once everything pushed so far has been scored (and its detections emitted). */
-  drain(): Promise<void>;
+  /** Once everything pushed so far has been scored (and its detections emitted); at once when nothing is waiting. */
+  drain(): Promise<void> | void;
   /** Forgets what was heard (audio not yet scored included) but keeps the stream clock. */
   reset(): void;
   close(): Promise<void>;

@@ -120,6 +120,7 @@ beforeAll(async () => {
       HARK_AUDIO_RECORDER: 'arecord',
       HARK_AUDIO_PLAYER: 'speaker',
       HARK_AUDIO_EARCONS: 'false',
+      HARK_WAKE_ENGINE: 'none',
       HARK_LOG_LEVEL: 'debug',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -68,6 +68,7 @@ describe('hark run as a systemd service', () => {
       WATCHDOG_USEC: '400000',
       HARK_SERVICE_BASE_URL: sim.url,
       HARK_API_KEY: sim.apiKey,
+      HARK_WAKE_ENGINE: 'none',
     });
     const child = spawn(process.execPath, [HARK, '--log-level', 'debug', 'run', '--input', input, '--output', output], {
       env,
