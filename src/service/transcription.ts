@@ -3,6 +3,7 @@ import { extname } from 'node:path';
 import { FormData } from 'undici';
 import { ClientBase, badResponse, parseBodyJson, type CallSignal } from './client-base.js';
 import { isRecord } from './errors.js';
+import { EXPECT_JSON } from './content-type.js';
 import { DEFAULT_MODELS } from '../contract/models.js';
 import { checkTranscriptionFields } from '../contract/rules/transcription.js';
 
@@ -42,9 +43,10 @@ export class TranscriptionClient extends ClientBase {
       endpoint: 'transcription',
       path: PATH,
       body: form,
+      expect: EXPECT_JSON,
       signal: options.signal,
     });
-    return readTranscription(parseBodyJson('transcription', response.body, response.requestId));
+    return readTranscription(parseBodyJson('transcription', response));
   }
 }
 
