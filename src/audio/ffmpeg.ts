@@ -78,3 +78,74 @@ export function encodePcm(pcm: Buffer, sampleRateHz: number, format: keyof typeo
   if (!args) return Promise.reject(new Error(`cannot encode to ${format}`));
   return runFfmpeg(['-f', 's16le', '-ar', String(sampleRateHz), '-ac', '1', '-i', 'pipe:0', ...args, 'pipe:1'], pcm);
 }
+
+/**
+ * Any audio file ffmpeg reads, decoded as it is read: 16-bit mono PCM pieces at `sampleRateHz`.
+ * ffmpeg waits while the consumer is busy (the pipe fills), so memory does not grow with the
+ * file's length. A decoder that fails throws with ffmpeg's last words; stopping early kills it.
+ */
+export async function* decodeStream(path: string, sampleRateHz: number, signal?: AbortSignal): AsyncGenerator<Buffer> {
+  const args = ['-i', path, '-f', 's16le', '-acodec', 'pcm_s16le', '-ac', '1', '-ar', String(sampleRateHz), 'pipe:1'];
+  const child = spawnChild(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err = (err + chunk.toString()).slice(-2000);
+  });
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  const onAbort = (): void => void child.kill('SIGKILL');
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      if (signal?.aborted) throw abortError(signal.reason);
+      yield chunk;
+    }
+    const code = await exited;
+    if (signal?.aborted) throw abortError(signal.reason);
+    if (code !== 0) {
+      throw new Error(`ffmpeg failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' | ') || 'no message'}`);
+    }
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    exited.catch(() => undefined);
+  }
+}
+
+export interface AudioProbe {
+  /** The file has an audio stream ffmpeg can read. */
+  audio: boolean;
+  durationMs: number | undefined;
+  /** ffmpeg's last words when it found no audio. */
+  problem: string | undefined;
+}
+
+/** What ffmpeg says of a file before decoding it: whether it holds audio, and how long it is. */
+export function probeAudio(path: string): Promise<AudioProbe> {
+  return new Promise((resolve, reject) => {
+    const child = spawnChild(ffmpegPath(), ['-hide_banner', '-nostdin', '-i', path], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let text = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (text.length < 64_000) text += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', () => {
+      const duration = /Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)/.exec(text);
+      const durationMs = duration
+        ? Math.round((Number(duration[1]) * 3600 + Number(duration[2]) * 60 + Number(duration[3])) * 1000)
+        : undefined;
+      const audio = /Stream #.*: Audio:/.test(text);
+      const lines = text
+        .trim()
+        .split('\n')
+        .filter((line) => !/output file/i.test(line));
+      resolve({ audio, durationMs, problem: audio ? undefined : (lines.at(-1)?.trim() ?? 'no audio stream') });
+    });
+  });
+}

@@ -59,3 +59,53 @@ export function splitAtQuietPoints(samples: Int16Array, sampleRateHz: number, ma
   if (rest.length > 0) chunks.push(rest);
   return chunks;
 }
+
+/** A piece of long audio, and where it starts in the whole. */
+export interface AudioChunk {
+  startSample: number;
+  samples: Int16Array;
+}
+
+/**
+ * The same cuts as `splitAtQuietPoints`, made while 16-bit PCM arrives (from a decoder, say):
+ * at most one chunk's worth (plus what is in flight) is held, however long the audio is.
+ */
+export async function* cutAsItArrives(
+  pcm: AsyncIterable<Buffer> | Iterable<Buffer>,
+  sampleRateHz: number,
+  maxMs = MAX_CHUNK_MS,
+): AsyncGenerator<AudioChunk> {
+  const maxBytes = Math.floor((maxMs / 1000) * sampleRateHz) * 2;
+  let pieces: Buffer[] = [];
+  let held = 0;
+  let startSample = 0;
+  try {
+    for await (const piece of pcm) {
+      pieces.push(piece);
+      held += piece.length;
+      while (held > maxBytes + 1) {
+        const all = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
+        const window = samplesIn(all.subarray(0, maxBytes));
+        const cut = quietestCut(window, sampleRateHz, maxMs / 2, maxMs);
+        yield { startSample, samples: window.slice(0, cut) };
+        startSample += cut;
+        const rest = Buffer.from(all.subarray(cut * 2));
+        pieces = [rest];
+        held = rest.length;
+      }
+    }
+  } catch (error) {
+    // The source broke off: what it did deliver is still a chunk worth having.
+    const aborted = error instanceof Error && error.name === 'AbortError';
+    if (held >= 2 && !aborted) yield { startSample, samples: samplesIn(Buffer.concat(pieces)).slice() };
+    throw error;
+  }
+  if (held >= 2) yield { startSample, samples: samplesIn(Buffer.concat(pieces)).slice() };
+}
+
+/** The whole samples in `bytes` (a trailing odd byte is left out), as a view that may share memory. */
+function samplesIn(bytes: Buffer): Int16Array {
+  const even = bytes.subarray(0, bytes.length - (bytes.length % 2));
+  const aligned = even.byteOffset % 2 === 0 ? even : Buffer.from(even);
+  return new Int16Array(aligned.buffer, aligned.byteOffset, aligned.length / 2);
+}
