@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HARK, cleanEnv, runHark } from '../helpers/cli.js';
 import { misbehavingServer, sseHeaders, type Handler } from '../helpers/misbehaving-server.js';
-import { MONOLOGUE } from '../helpers/speech.js';
+import { MONOLOGUE, UTTERANCE } from '../helpers/speech.js';
+import { EARCON_DIR } from '../../src/audio/earcons.js';
+import { bufferOf, resample, samplesOf } from '../../src/audio/pcm.js';
+import { readWavInfo } from '../../src/audio/wav-header.js';
+import { defaultConfig } from '../../src/config/schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hark-faults-'));
 
@@ -187,4 +191,66 @@ describe('transcribe of a long file keeps what it could do', () => {
     ]);
     expect(parsed.chunks[1]?.error).toMatch(/engine fell over/);
   });
+});
+
+describe('a failed turn in the voice loop (run --input --fast)', () => {
+  /** The error earcon as the player gets it, to find in what hark would have played. */
+  const errorEarcon = (() => {
+    const wav = readFileSync(join(EARCON_DIR, 'error.wav'));
+    const info = readWavInfo(wav);
+    const samples = samplesOf(wav.subarray(info.dataOffset, info.dataOffset + info.dataBytes));
+    return bufferOf(resample(samples, info.sampleRateHz, defaultConfig().speech.sampleRateHz));
+  })();
+  const transcribed = (res: Parameters<Handler>[1]) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ text: 'What is the weather like?' }));
+  };
+  const turnLines = (stdout: string) =>
+    stdout
+      .split('\n')
+      .filter((line) => line.includes('"event":"turn"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it('a reply stream of keep-alives fails after streamIdleMs: error earcon, an error turn line, and the run ends', async () => {
+    const out = join(dir, 'keep-alive-reply.wav');
+    const result = await againstServer(
+      (req, res) => {
+        if (req.url?.includes('transcriptions')) return transcribed(res);
+        sseHeaders(res);
+        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Let me see' } }] })}\n\n`);
+        const timer = setInterval(() => res.write(': keep-alive\n\n'), 50);
+        res.on('close', () => clearInterval(timer));
+      },
+      ['run', '--input', UTTERANCE, '--fast', '-o', out],
+      { HARK_SERVICE_TIMEOUTS_STREAM_IDLE_MS: '1000' },
+    );
+    expect(result.code).toBe(0);
+    const [turn] = turnLines(result.stdout);
+    expect(turn).toMatchObject({ level: 'error', stage: 'reply', interrupted: false });
+    expect(JSON.stringify(turn?.error)).toMatch(/stream_idle_timeout: no content for 1000 ms, only keep-alives/);
+    expect(readFileSync(out).indexOf(errorEarcon)).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('a speech endpoint that answers with a web page: the line names the synthesis stage', async () => {
+    const out = join(dir, 'portal-speech.wav');
+    const result = await againstServer(
+      (req, res) => {
+        if (req.url?.includes('transcriptions')) return transcribed(res);
+        if (req.url?.includes('speech')) {
+          res.writeHead(200, { 'content-type': 'text/html' });
+          return res.end('<title>Portal</title>');
+        }
+        sseHeaders(res);
+        res.end(
+          `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Sunny.' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+        );
+      },
+      ['run', '--input', UTTERANCE, '--fast', '-o', out],
+    );
+    expect(result.code).toBe(0);
+    const [turn] = turnLines(result.stdout);
+    expect(turn).toMatchObject({ level: 'error', stage: 'synthesis' });
+    expect(JSON.stringify(turn?.error)).toMatch(/the service answered with text\/html, not text\/event-stream/);
+    expect(readFileSync(out).indexOf(errorEarcon)).toBeGreaterThan(0);
+  }, 30_000);
 });
