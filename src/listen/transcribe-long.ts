@@ -1,8 +1,10 @@
 import { pcmToWav } from '../audio/wav-header.js';
 import { isAbortError } from '../system/abort.js';
-import { redact } from '../system/secrets.js';
+import { excerpt } from '../system/secrets.js';
 import { splitAtQuietPoints, type AudioChunk } from './long-audio.js';
 import { joinTranscripts, promptTail } from './transcript.js';
+
+const MAX_REASON_CHARS = 160;
 
 /** Transcribes one WAV file; `prompt` carries the previous chunk's tail. */
 export type TranscribeWav = (wav: Buffer, prompt: string | undefined, signal?: AbortSignal) => Promise<string>;
@@ -137,7 +139,9 @@ export function clockTime(ms: number): string {
   return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
 }
 
+/** Why a chunk failed, on one line and short enough to sit in the text. */
 function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return redact(message.replace(/\s+/g, ' ').trim()) || 'unknown error';
+  const line = excerpt(message.replace(/\s+/g, ' ').trim(), MAX_REASON_CHARS + 1);
+  return (line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS - 1)}…` : line) || 'unknown error';
 }
