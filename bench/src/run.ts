@@ -5,6 +5,7 @@ import { benchVad } from './vad.js';
 import { benchLatency } from './latency.js';
 import { benchBargeIn } from './barge-in.js';
 import { benchMemory } from './memory.js';
+import { benchTranscribeMemory } from './transcribe-memory.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<unknown>> = {
@@ -14,6 +15,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   latency: () => benchLatency(),
   'barge-in': () => benchBargeIn(),
   memory: () => benchMemory(),
+  'transcribe-memory': () => benchTranscribeMemory(),
 };
 
 for (const [name, run] of Object.entries(benches)) {

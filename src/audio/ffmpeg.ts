@@ -79,43 +79,6 @@ export function encodePcm(pcm: Buffer, sampleRateHz: number, format: keyof typeo
   return runFfmpeg(['-f', 's16le', '-ar', String(sampleRateHz), '-ac', '1', '-i', 'pipe:0', ...args, 'pipe:1'], pcm);
 }
 
-/**
- * Any audio file ffmpeg reads, decoded as it is read: 16-bit mono PCM pieces at `sampleRateHz`.
- * ffmpeg waits while the consumer is busy (the pipe fills), so memory does not grow with the
- * file's length. A decoder that fails throws with ffmpeg's last words; stopping early kills it.
- */
-export async function* decodeStream(path: string, sampleRateHz: number, signal?: AbortSignal): AsyncGenerator<Buffer> {
-  const args = ['-i', path, '-f', 's16le', '-acodec', 'pcm_s16le', '-ac', '1', '-ar', String(sampleRateHz), 'pipe:1'];
-  const child = spawnChild(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    err = (err + chunk.toString()).slice(-2000);
-  });
-  const exited = new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
-  const onAbort = (): void => void child.kill('SIGKILL');
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-      if (signal?.aborted) throw abortError(signal.reason);
-      yield chunk;
-    }
-    const code = await exited;
-    if (signal?.aborted) throw abortError(signal.reason);
-    if (code !== 0) {
-      throw new Error(`ffmpeg failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' | ') || 'no message'}`);
-    }
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    exited.catch(() => undefined);
-  }
-}
-
 export interface AudioProbe {
   /** The file has an audio stream ffmpeg can read. */
   audio: boolean;

@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import { readFile, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { basename, extname } from 'node:path';
-import { decodeStream, probeAudio } from '../audio/ffmpeg.js';
+import { decodeStream } from '../audio/decode-stream.js';
+import { probeAudio } from '../audio/ffmpeg.js';
 import { UsageError, type CommandContext, withContext, type GlobalOptions } from './context.js';
 import { audioDurationMs } from '../contract/rules/transcription.js';
 import { LIMITS } from '../contract/limits.js';
@@ -110,6 +112,10 @@ export function registerTranscribe(program: Command, globals: () => GlobalOption
     .option('--prompt <text>', 'context for the first chunk (under 60 characters)')
     .option('--json', 'print {text, complete, parts, chunks: [{from, to, status, text|error}]} as JSON')
     .action(async (file: string, options: TranscribeOptions) => {
+      // undici parses HTTP in WebAssembly, and V8's optimising compiler costs some 20 to 30 MB of
+      // resident memory to compile that parser; its baseline compiler is plenty for one upload a
+      // chunk, and a long transcription has to fit a 1 GB Pi (npm run bench -- transcribe-memory).
+      setFlagsFromString('--liftoff-only');
       await withContext(globals(), 'stderr', async (ctx) => {
         const result = await transcribeFile(ctx, file, options);
         const printed = options.json ? JSON.stringify(asJson(result), null, 2) : result.text;

@@ -1,4 +1,5 @@
 import { LIMITS } from '../contract/limits.js';
+import { wavHeader } from '../audio/wav-header.js';
 
 /** A chunk's ceiling, a little under the service's 30 s so header rounding can never cross it. */
 export const MAX_CHUNK_MS = LIMITS.transcription.fileMaxDurationMs - 200;
@@ -64,11 +65,17 @@ export function splitAtQuietPoints(samples: Int16Array, sampleRateHz: number, ma
 export interface AudioChunk {
   startSample: number;
   samples: Int16Array;
+  /** The chunk as a WAV file, when the cutter made one without copying the samples. */
+  wav?: Buffer;
 }
 
+const WAV_HEADER_BYTES = 44;
+
 /**
- * The same cuts as `splitAtQuietPoints`, made while 16-bit PCM arrives (from a decoder, say):
- * at most one chunk's worth (plus what is in flight) is held, however long the audio is.
+ * The same cuts as `splitAtQuietPoints`, made while 16-bit PCM arrives (from a decoder, say).
+ * One buffer of a chunk's size is reused for the whole recording, so memory does not grow with
+ * its length: a chunk's `samples` and `wav` are views into it, good until the next chunk is
+ * asked for. What a source that breaks off did deliver still comes out as a last chunk.
  */
 export async function* cutAsItArrives(
   pcm: AsyncIterable<Buffer> | Iterable<Buffer>,
@@ -76,36 +83,35 @@ export async function* cutAsItArrives(
   maxMs = MAX_CHUNK_MS,
 ): AsyncGenerator<AudioChunk> {
   const maxBytes = Math.floor((maxMs / 1000) * sampleRateHz) * 2;
-  let pieces: Buffer[] = [];
+  // Room for the WAV header in front, and one sample more than a chunk: a cut needs to know there is more.
+  const store = Buffer.alloc(WAV_HEADER_BYTES + maxBytes + 2);
   let held = 0;
   let startSample = 0;
+  const chunk = (bytes: number): AudioChunk => {
+    wavHeader(bytes, sampleRateHz).copy(store, 0);
+    const samples = new Int16Array(store.buffer, store.byteOffset + WAV_HEADER_BYTES, bytes / 2);
+    return { startSample, samples, wav: store.subarray(0, WAV_HEADER_BYTES + bytes) };
+  };
   try {
     for await (const piece of pcm) {
-      pieces.push(piece);
-      held += piece.length;
-      while (held > maxBytes + 1) {
-        const all = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
-        const window = samplesIn(all.subarray(0, maxBytes));
+      for (let at = 0; at < piece.length;) {
+        const take = Math.min(piece.length - at, store.length - WAV_HEADER_BYTES - held);
+        piece.copy(store, WAV_HEADER_BYTES + held, at, at + take);
+        held += take;
+        at += take;
+        if (held <= maxBytes + 1) continue;
+        const window = new Int16Array(store.buffer, store.byteOffset + WAV_HEADER_BYTES, maxBytes / 2);
         const cut = quietestCut(window, sampleRateHz, maxMs / 2, maxMs);
-        yield { startSample, samples: window.slice(0, cut) };
+        yield chunk(cut * 2);
         startSample += cut;
-        const rest = Buffer.from(all.subarray(cut * 2));
-        pieces = [rest];
-        held = rest.length;
+        store.copyWithin(WAV_HEADER_BYTES, WAV_HEADER_BYTES + cut * 2, WAV_HEADER_BYTES + held);
+        held -= cut * 2;
       }
     }
   } catch (error) {
-    // The source broke off: what it did deliver is still a chunk worth having.
     const aborted = error instanceof Error && error.name === 'AbortError';
-    if (held >= 2 && !aborted) yield { startSample, samples: samplesIn(Buffer.concat(pieces)).slice() };
+    if (held >= 2 && !aborted) yield chunk(held - (held % 2));
     throw error;
   }
-  if (held >= 2) yield { startSample, samples: samplesIn(Buffer.concat(pieces)).slice() };
-}
-
-/** The whole samples in `bytes` (a trailing odd byte is left out), as a view that may share memory. */
-function samplesIn(bytes: Buffer): Int16Array {
-  const even = bytes.subarray(0, bytes.length - (bytes.length % 2));
-  const aligned = even.byteOffset % 2 === 0 ? even : Buffer.from(even);
-  return new Int16Array(aligned.buffer, aligned.byteOffset, aligned.length / 2);
+  if (held >= 2) yield chunk(held - (held % 2));
 }

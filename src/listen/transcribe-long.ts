@@ -69,7 +69,7 @@ export async function transcribeChunks(
       }
       const before = joinTranscripts(parts);
       try {
-        const wav = pcmToWav(chunk.samples, sampleRateHz);
+        const wav = chunk.wav ?? pcmToWav(chunk.samples, sampleRateHz);
         const text = await transcribe(wav, before ? promptTail(before) : undefined, options.signal);
         parts.push(text);
         failuresInARow = 0;

@@ -1,4 +1,4 @@
-import { Pool, type Dispatcher, type FormData } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { silentLogger, type Logger } from '../system/logger.js';
 import { registerSecret } from '../system/secrets.js';
@@ -8,7 +8,8 @@ import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './r
 import { LIMITS } from '../contract/limits.js';
 import { mediaTypeOf, unexpectedContent, type ContentExpectation } from './content-type.js';
 import { IdleWatchdog } from './idle-watchdog.js';
-import { idleError, streamError, transportError } from './transport-errors.js';
+import { wireBody } from './multipart.js';
+import { deadlineError, idleError, streamError, transportError } from './transport-errors.js';
 
 export type AuthStyle = 'bearer' | 'x-api-key';
 type Headers = Record<string, string | string[] | undefined>;
@@ -42,8 +43,8 @@ export interface CallOptions {
   endpoint: Endpoint;
   /** Path below the base URL, starting with `/`. */
   path: string;
-  body: string | FormData;
-  /** Set for JSON bodies; multipart bodies bring their own boundary. */
+  /** JSON text, or a body in pieces (a multipart upload) sent without joining them. */
+  body: string | readonly Uint8Array[];
   contentType?: string;
   auth?: AuthStyle;
   accept?: string;
@@ -110,16 +111,8 @@ export class Transport {
       const body = Buffer.from(await response.body.arrayBuffer());
       return { headers: response.headers, body, requestId: requestIdOf(response.headers) };
     }).catch((error: unknown) => {
-      if (deadline.aborted && !options.signal?.aborted) {
-        throw new ServiceError({
-          endpoint: options.endpoint,
-          status: 0,
-          type: 'timeout',
-          message: `no complete response within ${this.timeouts.requestMs} ms (use streaming for long generations)`,
-          retryable: false,
-          cause: error,
-        });
-      }
+      if (deadline.aborted && !options.signal?.aborted)
+        throw deadlineError(options.endpoint, this.timeouts.requestMs, error);
       throw error;
     });
   }
@@ -267,13 +260,15 @@ export class Transport {
       accept: options.accept ?? 'application/json',
     };
     if (options.contentType) headers['content-type'] = options.contentType;
+    const { body, length } = wireBody(options.body);
+    if (length !== undefined) headers['content-length'] = String(length);
     if (options.auth === 'x-api-key') headers['x-api-key'] = this.apiKey;
     else headers.authorization = `Bearer ${this.apiKey}`;
     return this.pool(url.origin).request({
       path: url.pathname + url.search,
       method: 'POST',
       headers,
-      body: options.body,
+      body,
       signal,
       headersTimeout: headersTimeoutMs,
       // Streams have their own idle watchdog; whole calls have their deadline.

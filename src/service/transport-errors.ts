@@ -47,6 +47,18 @@ export function idleError(endpoint: Endpoint, idle: IdleWatchdog, cause: unknown
   });
 }
 
+/** A non-streaming call that did not complete within its limit. */
+export function deadlineError(endpoint: Endpoint, limitMs: number, cause: unknown): ServiceError {
+  return new ServiceError({
+    endpoint,
+    status: 0,
+    type: 'timeout',
+    message: `no complete response within ${limitMs} ms (use streaming for long generations)`,
+    retryable: false,
+    cause,
+  });
+}
+
 function errorCode(error: unknown): string | undefined {
   if (typeof error === 'object' && error !== null && 'code' in error) {
     const code = error.code;

@@ -4,7 +4,7 @@ import { joinTranscripts, promptTail } from '../../../src/listen/transcript.js';
 import { transcribeChunks, transcribeLong } from '../../../src/listen/transcribe-long.js';
 import { bufferOf } from '../../../src/audio/pcm.js';
 import { ServiceError } from '../../../src/service/errors.js';
-import { readWavInfo } from '../../../src/audio/wav-header.js';
+import { pcmToWav, readWavInfo } from '../../../src/audio/wav-header.js';
 import { tone } from '../../helpers/audio.js';
 
 const RATE = 16000;
@@ -69,7 +69,13 @@ describe('cutAsItArrives', () => {
     const expected = splitAtQuietPoints(samples, RATE);
     for (const pieceBytes of [4097, 65_536, 333_333]) {
       const chunks = [];
-      for await (const chunk of cutAsItArrives(delivered(samples, pieceBytes), RATE)) chunks.push(chunk);
+      const wavsMatch: boolean[] = [];
+      for await (const chunk of cutAsItArrives(delivered(samples, pieceBytes), RATE)) {
+        // A chunk is a view into the cutter's one buffer: good until the next is asked for.
+        chunks.push({ startSample: chunk.startSample, samples: chunk.samples.slice() });
+        wavsMatch.push(chunk.wav?.equals(pcmToWav(chunk.samples, RATE)) === true);
+      }
+      expect(wavsMatch.every(Boolean)).toBe(true);
       expect(chunks.map((c) => c.samples.length)).toEqual(expected.map((c) => c.length));
       expect(chunks.map((c) => c.startSample)).toEqual(
         expected.map((_, i) => expected.slice(0, i).reduce((n, c) => n + c.length, 0)),
