@@ -6,7 +6,7 @@
  * record their argv and environment, then do the real work where there is any.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
@@ -136,7 +136,10 @@ beforeAll(async () => {
   fakeBinary('espeak-ng', espeak ? `exec '${espeak}' "$@"` : 'exit 1');
   server = await misbehavingServer(echo(state));
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('the API key never leaves hark', () => {
   it.each([
