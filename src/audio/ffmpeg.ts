@@ -78,3 +78,37 @@ export function encodePcm(pcm: Buffer, sampleRateHz: number, format: keyof typeo
   if (!args) return Promise.reject(new Error(`cannot encode to ${format}`));
   return runFfmpeg(['-f', 's16le', '-ar', String(sampleRateHz), '-ac', '1', '-i', 'pipe:0', ...args, 'pipe:1'], pcm);
 }
+
+export interface AudioProbe {
+  /** The file has an audio stream ffmpeg can read. */
+  audio: boolean;
+  durationMs: number | undefined;
+  /** ffmpeg's last words when it found no audio. */
+  problem: string | undefined;
+}
+
+/** What ffmpeg says of a file before decoding it: whether it holds audio, and how long it is. */
+export function probeAudio(path: string): Promise<AudioProbe> {
+  return new Promise((resolve, reject) => {
+    const child = spawnChild(ffmpegPath(), ['-hide_banner', '-nostdin', '-i', path], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let text = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (text.length < 64_000) text += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', () => {
+      const duration = /Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)/.exec(text);
+      const durationMs = duration
+        ? Math.round((Number(duration[1]) * 3600 + Number(duration[2]) * 60 + Number(duration[3])) * 1000)
+        : undefined;
+      const audio = /Stream #.*: Audio:/.test(text);
+      const lines = text
+        .trim()
+        .split('\n')
+        .filter((line) => !/output file/i.test(line));
+      resolve({ audio, durationMs, problem: audio ? undefined : (lines.at(-1)?.trim() ?? 'no audio stream') });
+    });
+  });
+}

@@ -66,7 +66,9 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
-    process.exitCode = error.exitCode;
+    // Help and version exit 0; every other complaint of commander's (unknown command or
+    // option, a missing argument or -o) is a mistake in how hark was called.
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else if (isAbortError(error)) {
     process.exitCode = 130;
   } else {

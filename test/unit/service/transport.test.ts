@@ -147,9 +147,17 @@ describe('timeouts and slow streams', () => {
   });
 
   it('a slow drip within the idle limit still decodes exactly', async () => {
-    slow.sim.script.fault({ endpoint: 'chat', dripBytes: 7, dripIntervalMs: 1 }).reply('Dripped, 你好, byte by byte.');
-    const text = (await collect(slow.chat.stream(ask))).map((e) => (e.type === 'text' ? e.text : '')).join('');
-    expect(text).toBe('Dripped, 你好, byte by byte.');
+    // Content (not every byte) is what keeps a stream alive: give the dripped events time to complete.
+    const drip = await startTestService({}, { timeouts: { streamIdleMs: 5000 } });
+    try {
+      drip.sim.script
+        .fault({ endpoint: 'chat', dripBytes: 7, dripIntervalMs: 1 })
+        .reply('Dripped, 你好, byte by byte.');
+      const text = (await collect(drip.chat.stream(ask))).map((e) => (e.type === 'text' ? e.text : '')).join('');
+      expect(text).toBe('Dripped, 你好, byte by byte.');
+    } finally {
+      await drip.close();
+    }
   });
 });
 
