@@ -1,0 +1,66 @@
+/**
+ * What a system service sees: hark started as an unprivileged user, as systemd's DynamicUser
+ * does. As root the tests switch to `nobody`; as anyone else they take read permission away,
+ * which is what a root-only file looks like to the service.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HARK, type RunResult } from '../helpers/cli.js';
+
+const asRoot = process.getuid?.() === 0;
+const NOBODY = 65534;
+
+/** A folder the unprivileged user can enter (mkdtemp makes 0700 ones). */
+function openDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+function runAsService(args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [HARK, ...args], {
+      env: { PATH: process.env.PATH, ...env },
+      ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+describe('a config file the service user cannot read', () => {
+  it('in a directory it may not enter (mode 0700, as /etc/hark once was): the start fails naming the file', async () => {
+    const home = openDir('hark-svc-');
+    const etc = join(home, 'etc-hark');
+    mkdirSync(join(etc, 'hark'), { recursive: true });
+    const config = join(etc, 'hark', 'config.yaml');
+    writeFileSync(config, 'audio:\n  captureDevice: plughw:CARD=Device,DEV=0\n');
+    chmodSync(join(etc, 'hark'), asRoot ? 0o700 : 0o000);
+    const result = await runAsService(['run'], { HOME: home, XDG_CONFIG_HOME: etc, HARK_API_KEY: 'k-123456' });
+    chmodSync(join(etc, 'hark'), 0o755);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${config}: cannot be read: permission denied`);
+    expect(result.stdout).not.toMatch(/hark\.listening/);
+  });
+
+  it('itself unreadable (mode 0600, owned by root): the start fails naming the file', async () => {
+    const home = openDir('hark-svc-');
+    const config = join(home, 'config.yaml');
+    writeFileSync(config, 'speech:\n  voice: Cherry\n');
+    chmodSync(config, asRoot ? 0o600 : 0o000);
+    const result = await runAsService(['--config', config, 'run'], { HOME: home, HARK_API_KEY: 'k-123456' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${config}: cannot be read: permission denied`);
+  });
+});
