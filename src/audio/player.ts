@@ -9,6 +9,8 @@ import { PlaybackClock } from './playback-clock.js';
  */
 export abstract class ClockedPlayer {
   protected readonly clock: PlaybackClock;
+  /** Why playback last failed (a player that could not start, exited with an error, or died), if it did. */
+  lastFailure: string | undefined;
 
   constructor(
     readonly sampleRateHz: number,
