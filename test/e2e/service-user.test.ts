@@ -7,8 +7,9 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { HARK, type RunResult } from '../helpers/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { HARK, cleanEnv, runHark, type RunResult } from '../helpers/cli.js';
 
 const asRoot = process.getuid?.() === 0;
 const NOBODY = 65534;
@@ -62,5 +63,49 @@ describe('a config file the service user cannot read', () => {
     const result = await runAsService(['--config', config, 'run'], { HOME: home, HARK_API_KEY: 'k-123456' });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${config}: cannot be read: permission denied`);
+  });
+});
+
+describe.runIf(asRoot)('hark doctor --as-service', () => {
+  let sim: SimServer;
+  beforeAll(async () => {
+    sim = await startSim();
+  });
+  afterAll(() => sim.close());
+
+  /** An /etc/hark as the README's install makes it: the key root-only, settings in hark.env and config.yaml. */
+  function etcHark(configMode: number): string {
+    const etc = openDir('hark-etc-');
+    writeFileSync(join(etc, 'hark-api-key'), `${sim.apiKey}\n`, { mode: 0o600 });
+    writeFileSync(join(etc, 'hark.env'), `HARK_SERVICE_BASE_URL=${sim.url}\n`, { mode: 0o600 });
+    writeFileSync(join(etc, 'config.yaml'), 'speech:\n  voice: Cherry\n');
+    chmodSync(join(etc, 'config.yaml'), configMode);
+    return etc;
+  }
+
+  it('reads what the service user can read: a root-only config.yaml fails, naming the file', async () => {
+    const etc = etcHark(0o600);
+    const result = await runHark(['doctor', '--as-service', '--service-etc', etc], { env: cleanEnv() });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^checking as hark\.service runs: an unprivileged user/);
+    expect(result.stdout).toContain(
+      `FAIL  config  invalid configuration:\n  ${etc}/config.yaml: cannot be read: permission denied`,
+    );
+  });
+
+  it('with config.yaml 0644 and the key only in a root-only file (LoadCredential=), everything the service needs is there', async () => {
+    const etc = etcHark(0o644);
+    const result = await runHark(['doctor', '--as-service', '--service-etc', etc], { env: cleanEnv() });
+    expect(result.stdout).toMatch(
+      new RegExp(`^ok +config +valid \\(.*default\\.yaml <- ${etc}/config\\.yaml <- environment\\)`, 'm'),
+    );
+    expect(result.stdout).toMatch(/^ok +service +http:\/\/127\.0\.0\.1:\d+\/ answers and accepts the key/m);
+    expect(result.stdout).toMatch(/^ok +service sandbox/m);
+  });
+
+  it('refuses to run unless root, since it switches users', async () => {
+    const result = await runAsService(['doctor', '--as-service'], { HOME: '/' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/run it as root \(sudo hark doctor --as-service\)/);
   });
 });
