@@ -149,7 +149,8 @@ export async function checkCapture(config: HarkConfig): Promise<CheckResult> {
   const logger: Logger = {
     ...silentLogger,
     warn: (event, fields) => {
-      if (event === 'mic.failed') failed.error(new Error(String(fields?.error ?? 'the recorder failed')));
+      const error = fields?.error;
+      if (event === 'mic.failed') failed.error(new Error(typeof error === 'string' ? error : 'the recorder failed'));
     },
   };
   try {
