@@ -2,7 +2,7 @@ import { Subject, TimeoutError, lastValueFrom, merge, take, timeout, toArray } f
 import { lastWords } from '../audio/child-process.js';
 import { choosePlayer, findOnPath, systemProbe, type SoundProbe } from '../audio/choose-player.js';
 import { commandWords } from '../audio/command-player.js';
-import { alsaDevices, pulseDevices } from '../audio/devices.js';
+import { alsaDevices, serverDevices } from '../audio/devices.js';
 import { micSource } from '../audio/mic-source.js';
 import {
   SPEAKER_HOST,
@@ -186,7 +186,7 @@ function arecordWords(device: string | null): string {
 }
 
 export function checkPlaybackDevices(): CheckResult {
-  const devices = [...alsaDevices('playback'), ...pulseDevices().filter((d) => d.kind === 'playback')];
+  const devices = [...alsaDevices('playback'), ...serverDevices().filter((d) => d.kind === 'playback')];
   return devices.length
     ? ok('playback devices', devices.map((d) => d.name).join(', '))
     : fail(
