@@ -24,6 +24,13 @@ const program = new Command('hark')
   .version('0.1.0')
   .option('-c, --config <file>', 'config file (default: $XDG_CONFIG_HOME/hark/config.yaml, else /etc/hark/config.yaml)')
   .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']))
+  .addOption(
+    new Option('--log-format <format>', 'json lines, readable lines, or auto (readable on a terminal)').choices([
+      'json',
+      'pretty',
+      'auto',
+    ]),
+  )
   .option('--sim', 'use a built-in stand-in service on loopback instead of the configured one')
   .showHelpAfterError()
   .exitOverride();
