@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { wavHeader } from '../audio/wav-header.js';
+import { writeWavFile } from '../audio/wav-file.js';
 import type { HarkConfig } from '../config/schema.js';
 import { LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
 import { configuredReference, speechRequest } from '../app/configured-voice.js';
@@ -51,13 +51,12 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
         const request = speechRequest(words.join(' '), speech, clone?.reference);
         const sampleRateHz = request.sample_rate ?? LIMITS.speech.defaultSampleRateHz;
         if (extension === '.wav') {
-          const chunks: Buffer[] = [];
-          for await (const event of service.speech.streamSse({ ...request, response_format: 'pcm' })) {
-            if (event.type === 'audio') chunks.push(event.audio);
-          }
-          const pcm = Buffer.concat(chunks);
-          await writeFile(options.output, Buffer.concat([wavHeader(pcm.length, sampleRateHz), pcm]));
-          logger.info('say.written', { file: options.output, seconds: pcm.length / 2 / sampleRateHz });
+          const stream = service.speech.streamSse({ ...request, response_format: 'pcm' });
+          const pcm = (async function* () {
+            for await (const event of stream) if (event.type === 'audio') yield event.audio;
+          })();
+          const bytes = await writeWavFile(options.output, sampleRateHz, pcm);
+          logger.info('say.written', { file: options.output, seconds: bytes / 2 / sampleRateHz });
         } else {
           const { audio } = await service.speech.synthesize({ ...request, response_format: FORMATS[extension] });
           await writeFile(options.output, audio);
