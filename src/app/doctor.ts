@@ -47,11 +47,7 @@ function checkFfmpeg(): CheckResult {
     const version = runChild(path, ['-version']).stdout.split('\n')[0] ?? '';
     return ok('ffmpeg', version.replace(/ Copyright.*/, ''));
   } catch (error) {
-    return fail(
-      'ffmpeg',
-      (error as Error).message,
-      'sudo apt install ffmpeg (or npm install again for the bundled one)',
-    );
+    return fail('ffmpeg', (error as Error).message, 'sudo apt install ffmpeg');
   }
 }
 

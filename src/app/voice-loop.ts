@@ -106,18 +106,18 @@ export async function startVoiceLoop(
     logEvents(logger),
     share(),
   );
-  let stopped = false;
+  let stopped: Promise<void> | undefined;
   const done = new Promise<void>((resolve, reject) => {
     events.subscribe({ complete: resolve, error: reject });
   });
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    stopping.next();
-    await done.catch(() => undefined);
-    await player.close();
-    await vad.close();
-  };
+  // Every caller waits for the one stop to finish: the player's file is complete only after its close.
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      stopping.next();
+      await done.catch(() => undefined);
+      await player.close();
+      await vad.close();
+    })());
   void done.then(stop, stop);
   logger.info('hark.listening', {
     input: options.input ?? `microphone (${config.audio.recorder})`,
