@@ -25,6 +25,17 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off', '@typescript-eslint/no-namespace': 'off' },
   },
   {
+    // Install-time scripts run by plain Node (no build): CommonJS, linted without type information.
+    files: ['scripts/**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', process: 'readonly', __dirname: 'readonly', module: 'writable' },
+    },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // vitest's asymmetric matchers (expect.any, expect.stringMatching) are typed `any`; fakes and
     // benchmark stubs keep the async shape of what they stand in for.
     files: ['test/**/*.ts', 'bench/src/**/*.ts'],
