@@ -6,8 +6,8 @@
 //                                                   installing hark; run it by hand if your npm
 //                                                   does not run install scripts)
 //   node scripts/prune-onnxruntime.cjs --keep=linux-x64,linux-arm64 --require
-//                                                   what `npm pack` bundles (prepack); fails when
-//                                                   one of them is missing
+//                                                   what `npm pack` bundles (prepack), besides this
+//                                                   machine's build; fails when one is missing
 //
 // In a source checkout it keeps linux-x64 and linux-arm64 too, so that `npm pack` can bundle
 // them. Pruning never fails an install: without onnxruntime, hark listens with its energy VAD.
@@ -20,7 +20,8 @@ const here = `${process.platform}-${process.arch}`;
 const args = process.argv.slice(2);
 const keepArg = args.find((a) => a.startsWith('--keep='));
 const checkout = existsSync(join(__dirname, '..', 'src', 'cli', 'main.ts'));
-const keep = new Set(keepArg ? keepArg.slice(7).split(',').filter(Boolean) : [here, ...(checkout ? BUNDLED : [])]);
+// This machine's own build always stays: pruning must never break the copy that is running here.
+const keep = new Set([here, ...(keepArg ? keepArg.slice(7).split(',').filter(Boolean) : checkout ? BUNDLED : [])]);
 const required = args.includes('--require');
 
 function size(path) {
