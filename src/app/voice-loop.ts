@@ -47,11 +47,12 @@ export function createPlayer(
   options: VoiceLoopOptions,
   logger: Logger,
   probe: SoundProbe = systemProbe(),
+  hasSpeaker: () => boolean = speakerInstalled,
 ): ClockedPlayer {
   const rate = config.speech.sampleRateHz;
   if (options.output) return new FilePlayer(options.output, rate, !options.fast);
   let choice = choosePlayer(config.audio, probe);
-  if (choice.kind === 'speaker' && !speakerInstalled()) {
+  if (choice.kind === 'speaker' && !hasSpeaker()) {
     // Without this, every turn would be silent: say so once, and play through what the machine has.
     choice = choosePlayer({ ...config.audio, player: 'auto' }, probe);
     logger.error('player.unavailable', {

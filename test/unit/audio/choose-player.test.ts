@@ -3,7 +3,11 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createPlayer } from '../../../src/app/voice-loop.js';
 import { choosePlayer, systemProbe, type PlayerSettings } from '../../../src/audio/choose-player.js';
+import { CommandPlayer } from '../../../src/audio/command-player.js';
+import { defaultConfig } from '../../../src/config/schema.js';
+import { createMemoryLogger } from '../../../src/system/logger.js';
 
 const root = mkdtempSync(join(tmpdir(), 'hark-choose-'));
 let n = 0;
@@ -144,5 +148,21 @@ describe('choosing the player (named)', () => {
     expect(choose(bin, { player: 'aplay', playbackDevice: 'hw:1,0' })).toMatchObject({
       command: expect.stringMatching(/-D "hw:1,0"$/),
     });
+  });
+});
+
+describe('createPlayer', () => {
+  it('audio.player: speaker without the module: says so once, with the fix, and plays through the auto choice', () => {
+    const config = defaultConfig();
+    config.audio.player = 'speaker';
+    const logger = createMemoryLogger();
+    const probe = systemProbe({ PATH: machine({ aplay: true }) });
+    const player = createPlayer(config, {}, logger, probe, () => false);
+    expect(player).toBeInstanceOf(CommandPlayer);
+    expect(logger.lines.map((l) => [l.event, l.using ?? l.player])).toEqual([
+      ['player.unavailable', 'aplay'],
+      ['player.chosen', 'aplay'],
+    ]);
+    expect(logger.lines[0]?.fix).toMatch(/npm install -g speaker/);
   });
 });
