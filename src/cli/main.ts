@@ -35,6 +35,11 @@ const program = new Command('hark')
   .showHelpAfterError()
   .exitOverride();
 
+// onnxruntime (Silero VAD, the wake word) otherwise writes a device ID under $HOME/.cache (and
+// warns at every start where it cannot, as under systemd) and sets up telemetry uploads. It reads
+// this when it loads, which is always later: it is imported on demand.
+process.env.ORT_DISABLE_TELEMETRY ??= '1';
+
 // Output piped into `head` and the like: a closed pipe is the reader's choice, not a failure.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);

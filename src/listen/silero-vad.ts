@@ -30,9 +30,6 @@ export class SileroVad {
   }
 
   static async load(gateDbfs: number, modelPath = SILERO_MODEL_PATH): Promise<SileroVad> {
-    // onnxruntime 1.30 otherwise writes a device ID under $HOME/.cache (warning at every start when
-    // it cannot, as under systemd) and sets up telemetry uploads; it reads this when it loads.
-    process.env.ORT_DISABLE_TELEMETRY ??= '1';
     const ort = await import('onnxruntime-node');
     const session = await ort.InferenceSession.create(modelPath, {
       intraOpNumThreads: 1,

@@ -4,12 +4,13 @@
  * which is what a root-only file looks like to the service.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { HARK, cleanEnv, runHark, type RunResult } from '../helpers/cli.js';
+import { UTTERANCE } from '../helpers/speech.js';
 
 const asRoot = process.getuid?.() === 0;
 const NOBODY = 65534;
@@ -107,5 +108,18 @@ describe.runIf(asRoot)('hark doctor --as-service', () => {
     const result = await runAsService(['doctor', '--as-service'], { HOME: '/' });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/run it as root \(sudo hark doctor --as-service\)/);
+  });
+});
+
+describe('onnxruntime, loaded for the VAD', () => {
+  // onnxruntime 1.30 writes a telemetry device ID to $HOME/.cache, and warns at every start
+  // where it cannot (under systemd): hark turns its telemetry off.
+  it('writes nothing to the home directory', async () => {
+    const env = cleanEnv();
+    const out = join(env.HOME as string, 'reply.wav');
+    const result = await runHark(['--sim', 'run', '--input', UTTERANCE, '--fast', '-o', out], { env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toMatch(/telemetry/i);
+    expect(existsSync(join(env.HOME as string, '.cache'))).toBe(false);
   });
 });
