@@ -4,7 +4,7 @@ import { runChild, spawnChild } from '../system/spawn.js';
 
 let cachedPath: string | undefined;
 
-/** The system's `ffmpeg` when on PATH (current codecs), else the static build from @ffmpeg-installer. */
+/** The system's `ffmpeg` when on PATH (current codecs), else the static build from @ffmpeg-installer if it was installed (an optional peer; a checkout has it for its tests). */
 export function ffmpegPath(): string {
   if (cachedPath) return cachedPath;
   const override = process.env.HARK_FFMPEG;
@@ -16,7 +16,7 @@ export function ffmpegPath(): string {
     const installer = require('@ffmpeg-installer/ffmpeg') as { path: string };
     return (cachedPath = installer.path);
   } catch {
-    throw new Error('ffmpeg not found: install it (apt-get install ffmpeg) or run npm install again');
+    throw new Error('ffmpeg not found: install it (sudo apt install ffmpeg)');
   }
 }
 

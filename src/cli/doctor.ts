@@ -1,17 +1,48 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { runDoctor, type CheckResult } from '../app/doctor.js';
+import { defaultServiceSetting, runAsServiceUser } from '../app/service-user.js';
 import { silentLogger } from '../system/logger.js';
-import { connectService, type GlobalOptions } from './context.js';
+import { UsageError, connectService, type GlobalOptions } from './context.js';
 
-const MARK: Record<CheckResult['status'], string> = { ok: 'ok  ', fail: 'FAIL', skip: 'skip' };
+const MARK: Record<CheckResult['status'], string> = { ok: 'ok  ', note: 'note', fail: 'FAIL', skip: 'skip' };
+const HARK_MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
+
+interface DoctorOptions {
+  asService?: boolean;
+  /** Where the unit's files are (tests); /etc/hark. */
+  serviceEtc?: string;
+  /** Set by --as-service for the run it starts as the service's user. */
+  inService?: boolean;
+}
 
 export function registerDoctor(program: Command, globals: () => GlobalOptions): void {
   program
     .command('doctor')
     .description('check everything hark needs, with a fix for each failure; exit 1 if anything fails')
-    .action(async () => {
+    .option('--as-service', 'run the checks as hark.service runs: an unprivileged user in the audio group (needs root)')
+    .addOption(new Option('--in-service').hideHelp())
+    .addOption(new Option('--service-etc <dir>').hideHelp())
+    .action(async (options: DoctorOptions) => {
+      if (options.asService) {
+        if (process.getuid?.() !== 0) {
+          throw new UsageError(
+            '--as-service switches to the service’s user: run it as root (sudo hark doctor --as-service)',
+          );
+        }
+        process.stdout.write(
+          'checking as hark.service runs: an unprivileged user (nobody) in the audio group, /etc/hark as the unit reads it\n',
+        );
+        const sim = globals().sim ? ['--sim'] : [];
+        const setting = defaultServiceSetting();
+        process.exitCode = await runAsServiceUser(HARK_MAIN, [...sim, 'doctor', '--in-service'], {
+          ...setting,
+          etcDir: options.serviceEtc ?? setting.etcDir,
+        });
+        return;
+      }
       let loaded: LoadedConfig | undefined;
       let configError: Error | undefined;
       try {
@@ -27,6 +58,7 @@ export function registerDoctor(program: Command, globals: () => GlobalOptions): 
           configError,
           service: connection?.service,
           hasKey: connection?.hasKey ?? false,
+          inService: options.inService === true,
         });
         const width = Math.max(...results.map((r) => r.check.length));
         for (const r of results) {

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
-import { wavHeader } from '../audio/wav-header.js';
+import { writeFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { writeWavFile } from '../audio/wav-file.js';
 import type { HarkConfig } from '../config/schema.js';
 import { LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
 import { configuredReference, speechRequest } from '../app/configured-voice.js';
+import { writeWhole } from '../system/whole-file.js';
 import { UsageError, parseNumber, withContext, type GlobalOptions } from './context.js';
 
 interface SayOptions {
@@ -51,34 +51,20 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
         const clone = options.voice ? undefined : await configuredReference(config, logger);
         const request = speechRequest(words.join(' '), speech, clone?.reference);
         const sampleRateHz = request.sample_rate ?? LIMITS.speech.defaultSampleRateHz;
-        // Written beside the target and renamed when complete: a failure never leaves a cut or wrong file.
-        await writeWhole(options.output, async () => {
-          if (extension === '.wav') {
-            const chunks: Buffer[] = [];
-            for await (const event of service.speech.streamSse({ ...request, response_format: 'pcm' })) {
-              if (event.type === 'audio') chunks.push(event.audio);
-            }
-            const pcm = Buffer.concat(chunks);
-            logger.info('say.written', { file: options.output, seconds: pcm.length / 2 / sampleRateHz });
-            return Buffer.concat([wavHeader(pcm.length, sampleRateHz), pcm]);
-          }
+        // Either way the file appears under its name only when complete: a failure never leaves a cut or wrong file.
+        if (extension === '.wav') {
+          const stream = service.speech.streamSse({ ...request, response_format: 'pcm' });
+          const pcm = (async function* () {
+            for await (const event of stream) if (event.type === 'audio') yield event.audio;
+          })();
+          const bytes = await writeWavFile(options.output, sampleRateHz, pcm);
+          logger.info('say.written', { file: options.output, seconds: bytes / 2 / sampleRateHz });
+        } else {
           // The client refuses a response whose Content-Type is not the requested format (a web page, say).
           const { audio } = await service.speech.synthesize({ ...request, response_format: FORMATS[extension] });
-          return audio;
-        });
+          await writeWhole(options.output, (partial) => writeFile(partial, audio));
+        }
         process.stderr.write(`wrote ${options.output}\n`);
       });
     });
-}
-
-/** Makes the bytes, writes them to a temporary file in the target's directory, and renames it into place. */
-async function writeWhole(path: string, make: () => Promise<Buffer>): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.part`);
-  try {
-    await writeFile(temporary, await make());
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
 }

@@ -86,15 +86,37 @@ export function maskUrlPassword(url: string): string {
   }
 }
 
-/** `--config`, else `$XDG_CONFIG_HOME/hark/config.yaml`, else `/etc/hark/config.yaml`; undefined when none exists. */
+/**
+ * `--config`, else `$XDG_CONFIG_HOME/hark/config.yaml`, else `/etc/hark/config.yaml`; undefined when none exists.
+ * A file that may exist but cannot be reached (a directory without search permission) is an
+ * error naming it, never "no file": a service must not run on defaults in silence.
+ */
 export function userConfigPath(explicit: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
   if (explicit) {
-    if (!existsSync(explicit)) throw new ConfigError([`${explicit}: no such file (given with --config)`]);
+    if (!configFileExists(explicit)) throw new ConfigError([`${explicit}: no such file (given with --config)`]);
     return explicit;
   }
   const xdg = join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'hark', 'config.yaml');
-  if (existsSync(xdg)) return xdg;
-  return existsSync('/etc/hark/config.yaml') ? '/etc/hark/config.yaml' : undefined;
+  if (configFileExists(xdg)) return xdg;
+  return configFileExists('/etc/hark/config.yaml') ? '/etc/hark/config.yaml' : undefined;
+}
+
+/** True when the file is there, false when it is not; any other answer (EACCES, ELOOP) is an error. */
+function configFileExists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw new ConfigError([unreadable(path, error as NodeJS.ErrnoException)]);
+  }
+}
+
+function unreadable(path: string, error: NodeJS.ErrnoException): string {
+  if (error.code !== 'EACCES' && error.code !== 'EPERM') return `${path}: cannot be read: ${error.message}`;
+  const who = typeof process.getuid === 'function' ? ` (uid ${process.getuid()})` : '';
+  return `${path}: cannot be read: permission denied for this user${who}; make it readable (chmod 644 ${path}, and chmod 755 on its directories)`;
 }
 
 /** The key comes from the environment (or an EnvironmentFile) or a systemd credential, never a file of settings. */
@@ -116,7 +138,7 @@ function readLayer(path: string): Layer {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError([`${path}: cannot be read: ${(error as Error).message}`]);
+    throw new ConfigError([unreadable(path, error as NodeJS.ErrnoException)]);
   }
   const doc = YAML.parseDocument(text, { prettyErrors: true });
   if (doc.errors.length) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { decodeFileToPcm } from '../audio/ffmpeg.js';
 import { dataUrl } from '../audio/data-url.js';
 import { rms, samplesOf } from '../audio/pcm.js';
-import { readWavInfo, pcmToWav } from '../audio/wav-header.js';
+import { pcmToWav, readPcm16Mono } from '../audio/wav-header.js';
 import { quietestCut } from '../listen/long-audio.js';
 import { LIMITS, secondsAgainst } from '../contract/limits.js';
 import { referenceAudioProblem } from '../contract/rules/speech.js';
@@ -59,9 +59,7 @@ export async function prepareReference(
   let samples: Int16Array;
   let trimmedFromMs: number | undefined;
   if (fromCache) {
-    const wav = readFileSync(cachedAt);
-    const info = readWavInfo(wav);
-    samples = samplesOf(wav.subarray(info.dataOffset, info.dataOffset + info.dataBytes));
+    samples = samplesOf(readPcm16Mono(readFileSync(cachedAt)).pcm);
   } else {
     let decoded: Int16Array;
     try {
