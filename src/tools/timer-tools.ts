@@ -1,3 +1,4 @@
+import type { ToolInputSchema } from '../dialog/tool-calls.js';
 import { clockTime, localClock } from './get-time.js';
 import { byLabel, describeEntry, nextClockTime, parseClock, spokenDuration, type TimerEntry } from './timer-book.js';
 import type { TimerStore } from './timer-store.js';
@@ -16,7 +17,12 @@ const MAX_MS = 7 * 24 * 3_600_000;
 /** set_timer, list_timers, cancel_timer and snooze_timer over one store. */
 export function timerTools(options: TimerToolOptions): Tool[] {
   const { store, now, timeZone } = options;
-  const tool = (name: string, description: string, properties: Record<string, object>, run: Tool['run']): Tool => ({
+  const tool = (
+    name: string,
+    description: string,
+    properties: ToolInputSchema['properties'],
+    run: Tool['run'],
+  ): Tool => ({
     name,
     description,
     inputSchema: { type: 'object', properties },
