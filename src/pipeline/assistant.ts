@@ -57,6 +57,7 @@ import type {
 import { prefetchAhead } from './prefetch-ahead.js';
 import { queryRecordings } from './query-recordings.js';
 import { recordTurn } from './record-turn.js';
+import { reportTools } from './report-tools.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
 import { judgeBargeIn } from './judge-barge-in.js';
@@ -210,14 +211,18 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
               });
             return deps.replyModel.reply(messagesFor(remembered, text, query.audio)).pipe(
               tap((event) => recorder.reply(event)),
-              speakableText(),
-              splitSentences(),
-              tap((sentence) => recorder.sentence(sentence)),
-              prefetchAhead(synthesize, config.speech.lookahead),
-              // A reply to a guess is requested and synthesized at once, but sounds only once confirmed.
-              delayWhen(() => start),
-              playSentences(player, config.speech.lowWaterMs),
-              recordTurn({ recorder, player, earcons, cut, start, text: spoken, now }),
+              reportTools(query.transcript.utteranceId, now, (reply) =>
+                reply.pipe(
+                  speakableText(),
+                  splitSentences(),
+                  tap((sentence) => recorder.sentence(sentence)),
+                  prefetchAhead(synthesize, config.speech.lookahead),
+                  // A reply to a guess is requested and synthesized at once, but sounds only once confirmed.
+                  delayWhen(() => start),
+                  playSentences(player, config.speech.lowWaterMs),
+                  recordTurn({ recorder, player, earcons, cut, start, text: spoken, now }),
+                ),
+              ),
             );
           }),
         );
@@ -303,7 +308,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         transcripts,
         verdicts,
         states,
-        turns.pipe(ofType('turn')),
+        turns.pipe(ofType('turn', 'tool')),
         bargeIns,
         merge(remembering, holding, sounds, endpoints).pipe(ignoreElements()),
       );

@@ -5,6 +5,7 @@ import type { TestScheduler } from 'rxjs/testing';
 import { defaultConfig, type HarkConfig } from '../../../src/config/schema.js';
 import type { ReplyEvent } from '../../../src/contract/reply.js';
 import { INTERRUPTED_MARK, type Message } from '../../../src/dialog/conversation.js';
+import type { ToolActivity } from '../../../src/dialog/tool-calls.js';
 import type { Turn } from '../../../src/dialog/turn.js';
 import { assistant } from '../../../src/pipeline/assistant.js';
 import type { AssistantEvent } from '../../../src/pipeline/events.js';
@@ -46,11 +47,14 @@ const DONE: ReplyEvent = {
   stopReason: 'stop',
   usage: { inputTokens: 9, outputTokens: 12, totalTokens: 21 },
 };
-const THREE = {
+const call = { callId: 'c1', name: 'set_timer', args: '{"duration_seconds":3}' };
+const THREE: Record<string, ReplyEvent | ToolActivity> = {
   a: text('First sentence is here. '),
   b: text('Second sentence is here. '),
   c: text('Third one ends it.'),
   d: DONE,
+  t: { type: 'tool', phase: 'started', ...call },
+  f: { type: 'tool', phase: 'finished', ...call, result: 'Timer set.', ms: 3 },
 };
 
 interface Script {
@@ -73,7 +77,7 @@ interface Run {
   transcriptions: number;
   /** Samples of audio in each transcription request. */
   transcribedSamples: number[];
-  replies: ColdObservable<ReplyEvent>[];
+  replies: ColdObservable<ReplyEvent | ToolActivity>[];
   synth: Map<string, ColdObservable<Buffer>>;
   player: FakePlayer;
   earcons: RecordingEarcons;
@@ -114,7 +118,7 @@ function run(
         replyModel: {
           reply: (messages) => {
             result.asked.push(messages);
-            const reply = cold<ReplyEvent>(replies.shift() ?? '(d|)', THREE);
+            const reply = cold<ReplyEvent | ToolActivity>(replies.shift() ?? '(d|)', THREE);
             result.replies.push(reply);
             return reply;
           },
@@ -199,6 +203,35 @@ describe('the assistant, microphone to speaker', () => {
     ]);
     expect(second?.interrupted).toBe(false);
     expect(r.events.find(({ event }) => event.type === 'barge-in')?.at).toBe(26);
+  });
+
+  it('what the model says before a tool call is spoken while the tool runs, and the call is reported', () => {
+    // "First sentence is here." (no break after it) streams at 6; the tool starts at 8 and lets it out.
+    const r = run('sssqq-----------------------------------------------|', {
+      transcripts: ['Set a timer for three seconds.'],
+      replies: ['-a-t--------f-c-(d|)'],
+    });
+    const tools = r.events.flatMap(({ at, event }) => (event.type === 'tool' ? [`${at}:${event.phase}`] : []));
+    expect(tools).toEqual(['8:started', '17:finished']);
+    expect(r.synth.get('First sentence is here.')?.subscriptions[0]?.subscribedFrame).toBe(8);
+    expect(r.turns[0]).toMatchObject({
+      interrupted: false,
+      heard: 'First sentence is here. Third one ends it.',
+      tools: [{ id: 'c1', name: 'set_timer', result: 'Timer set.', isError: false }],
+    });
+  });
+
+  it('talking over hark while a tool runs cancels the call, reported failed as cancelled', () => {
+    const r = run('sssqq-----------------sssqq------------------------------|', {
+      transcripts: ['Set a timer.', 'Never mind.'],
+      replies: ['-a-t------------------------------f-(d|)', '(d|)'],
+    });
+    const tools = r.events.flatMap(({ event }) =>
+      event.type === 'tool' ? [`${event.phase}:${event.error ?? ''}`] : [],
+    );
+    expect(tools).toEqual(['started:', 'failed:cancelled']);
+    expect(r.turns[0]?.interrupted).toBe('speech');
+    expect(r.replies[0]?.subscriptions[0]?.unsubscribedFrame).toBe(24);
   });
 
   it('a cough over hark pauses the reply, which plays on from where it stopped: nothing lost, no barge-in', () => {
