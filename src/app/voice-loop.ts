@@ -144,6 +144,8 @@ export async function startVoiceLoop(
     api: config.service.api,
     model: config.chat.model,
     bargeIn: config.bargeIn.enabled && !options.fast,
+    // From the process's start (performance's time origin) to here: what start-up costs.
+    startupMs: Math.round(performance.now()),
   });
   return { events, player, done, stop };
 }
