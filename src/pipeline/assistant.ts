@@ -13,6 +13,7 @@ import {
   merge,
   scan,
   share,
+  shareReplay,
   startWith,
   switchMap,
   take,
@@ -42,9 +43,17 @@ import type { Sentence } from '../speak/sentences.js';
 import type { Logger } from '../system/logger.js';
 import { admitTranscripts } from './admit-transcripts.js';
 import { cancelEcho } from './cancel-echo.js';
-import { ofType, type AssistantEvent, type GateEvent, type InterruptionEvent, type TurnEvent } from './events.js';
+import {
+  ofType,
+  type AssistantEvent,
+  type GateEvent,
+  type InterruptionEvent,
+  type RingStop,
+  type TurnEvent,
+} from './events.js';
 import { playSentences } from './play-sentences.js';
 import type {
+  Announcement,
   WakeWordDetector,
   EchoCanceller,
   Earcons,
@@ -57,6 +66,7 @@ import type {
 import { prefetchAhead } from './prefetch-ahead.js';
 import { queryRecordings } from './query-recordings.js';
 import { recordTurn } from './record-turn.js';
+import { ringAlarms } from './ring-alarms.js';
 import { reportTools } from './report-tools.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
@@ -69,7 +79,10 @@ import { transcribeUtterances } from './transcribe-utterances.js';
 import { wakeGate } from './wake-gate.js';
 
 export interface AssistantDeps {
-  config: Pick<HarkConfig, 'vad' | 'bargeIn' | 'listen' | 'history' | 'speech' | 'endpoint' | 'reply' | 'wake'>;
+  config: Pick<
+    HarkConfig,
+    'vad' | 'bargeIn' | 'listen' | 'history' | 'speech' | 'endpoint' | 'reply' | 'wake' | 'tools'
+  >;
   vad: Vad;
   /** Takes hark's own voice out of the microphone, when hark plays and records on this machine. */
   echo?: EchoCanceller | undefined;
@@ -77,6 +90,8 @@ export interface AssistantDeps {
   wake?: WakeWordDetector | undefined;
   transcriber: Transcriber;
   replyModel: ReplyModel;
+  /** Timers and alarms falling due: rung (earcon and announcement, repeated) once hark is idle. */
+  announcements?: Observable<Announcement> | undefined;
   synthesizer: Synthesizer;
   player: Player;
   earcons: Earcons;
@@ -116,6 +131,13 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const fullDuplex = config.bargeIn.enabled || deps.queue;
       const policy = { ...config.history, followUpMs: config.listen.followUpMs };
       const state = new BehaviorSubject<AssistantState>('listening');
+      // A timer ringing while no turn is under way: what hears the room takes it as hark speaking.
+      const ringing = new BehaviorSubject(false);
+      const heardState = combineLatest([state, ringing]).pipe(
+        map(([s, ring]): AssistantState => (ring && s === 'listening' ? 'speaking' : s)),
+        distinctUntilChanged(),
+        shareReplay({ bufferSize: 1, refCount: false }),
+      );
       const endpoint = new BehaviorSubject<Endpoint | undefined>(undefined);
       // A model that hears gets the recording the moment the user stops: nothing to guess at pauses.
       const hears = config.reply.input === 'audio';
@@ -134,7 +156,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         }),
         segment(
           { ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ, speculateAfterMs },
-          combineLatest([state, endpoint]).pipe(
+          combineLatest([heardState, endpoint]).pipe(
             map(([s, decided]) => ({
               speaking: s === 'speaking',
               listening: fullDuplex || s !== 'speaking',
@@ -152,7 +174,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         ? EMPTY
         : wake && config.wake.bargeIn === 'wake-word'
           ? detections.pipe(
-              withLatestFrom(state),
+              withLatestFrom(heardState),
               filter(([, s]) => s !== 'listening'),
               map(([detection]): InterruptionEvent => ({
                 type: 'interruption',
@@ -161,13 +183,13 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
               })),
               once(),
             )
-          : heard.pipe(judgeBargeIn(config.bargeIn, state), once());
+          : heard.pipe(judgeBargeIn(config.bargeIn, heardState), once());
       // Waiting for the wake word, only what follows it (or a follow-up) is ever sent anywhere.
       const listened = wake
         ? heard.pipe(
             wakeGate(
               { detector: wake, minSpeechMs: config.vad.minSpeechMs, bargeIn: config.wake.bargeIn },
-              combineLatest([state, conversation]).pipe(
+              combineLatest([heardState, conversation]).pipe(
                 map(([s, remembered]) => ({ state: s, followUp: now() < remembered.followUpUntil })),
               ),
             ),
@@ -175,7 +197,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
           )
         : heard;
       const transcripts = listened.pipe(
-        transcribeUtterances(deps.transcriber, logger, now, state.pipe(map((s) => s === 'listening'))),
+        transcribeUtterances(deps.transcriber, logger, now, heardState.pipe(map((s) => s === 'listening'))),
         takeUntil(deps.shutdown),
         once(),
       );
@@ -192,7 +214,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         tap((decided) => endpoint.next(decided)),
       );
       const verdicts = merge(
-        transcripts.pipe(admitTranscripts(config.listen, state, conversation, now)),
+        transcripts.pipe(admitTranscripts(config.listen, heardState, conversation, now)),
         hears ? listened.pipe(queryRecordings(now)) : EMPTY,
         detections.pipe(map((d): GateEvent => ({ type: 'wake', phrase: d.model, score: d.score }))),
       ).pipe(once());
@@ -281,6 +303,38 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         })),
       );
 
+      // Timers and alarms, rung while no turn is under way; for as long as there is input.
+      const inputEnded = heard.pipe(ignoreElements(), endWith(true));
+      const rings = deps.announcements
+        ? ringAlarms({
+            announcements: deps.announcements.pipe(takeUntil(inputEnded)),
+            idle: state.pipe(
+              map((s) => s === 'listening'),
+              takeUntil(inputEnded),
+            ),
+            stops: merge(
+              verdicts.pipe(
+                filter(
+                  (v) =>
+                    v.type === 'stop' || v.type === 'wake' || (v.type === 'query' && !v.query.transcript.tentative),
+                ),
+                map((v): RingStop => (v.type === 'stop' ? 'stop' : v.type === 'wake' ? 'wake' : 'query')),
+              ),
+              interruptions.pipe(
+                filter((event) => event.phase === 'confirmed'),
+                map((): RingStop => 'speech'),
+              ),
+              merge(deps.shutdown, inputEnded).pipe(map((): RingStop => 'shutdown')),
+            ),
+            ringing: (on) => ringing.next(on),
+            synthesizer: deps.synthesizer,
+            player,
+            earcons,
+            maxMs: config.tools.timers.ringMaxMs,
+            repeatPauseMs: config.tools.timers.repeatPauseMs,
+          }).pipe(once())
+        : EMPTY;
+
       const holding = interruptions.pipe(
         tap((event) => {
           if (event.phase === 'paused') player.pause();
@@ -310,6 +364,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         states,
         turns.pipe(ofType('turn', 'tool')),
         bargeIns,
+        rings,
         merge(remembering, holding, sounds, endpoints).pipe(ignoreElements()),
       );
     });

@@ -86,7 +86,13 @@ interface Run {
 function run(
   input: string,
   script: Script,
-  options: { queue?: boolean; config?: HarkConfig; shutdown?: string; wake?: ScriptedWakeWord } = {},
+  options: {
+    queue?: boolean;
+    config?: HarkConfig;
+    shutdown?: string;
+    wake?: ScriptedWakeWord;
+    announcements?: string;
+  } = {},
 ): Run {
   const scheduler: TestScheduler = testScheduler();
   const result: Run = {
@@ -141,6 +147,12 @@ function run(
         queue: options.queue ?? false,
         wake: options.wake,
         shutdown: options.shutdown ? hot(options.shutdown) : NEVER,
+        announcements: options.announcements
+          ? hot(options.announcements, {
+              p: { id: 't1', text: 'Your pasta timer is done.' },
+              e: { id: 't2', text: 'Your egg timer is done.' },
+            })
+          : undefined,
         now: () => scheduler.now(),
       }),
       tap((event) => {
@@ -232,6 +244,44 @@ describe('the assistant, microphone to speaker', () => {
     expect(tools).toEqual(['started:', 'failed:cancelled']);
     expect(r.turns[0]?.interrupted).toBe('speech');
     expect(r.replies[0]?.subscriptions[0]?.unsubscribedFrame).toBe(24);
+  });
+
+  it('a timer due while idle rings (earcon and announcement, repeated) until "stop"', () => {
+    // Due at 3; the announcement (10 samples) plays 5-15, then 5 quiet, again 20-30, ... "Stop." at 39-40, heard at 43.
+    const c = config((c) => {
+      c.tools.timers.repeatPauseMs = 5;
+      c.tools.timers.ringMaxMs = 1000;
+    });
+    const r = run(
+      '---------------------------------------ssqq-----------------|',
+      { transcripts: ['Stop.'], replies: [] },
+      { config: c, announcements: '---p' },
+    );
+    const rings = r.events.flatMap(({ at, event }) =>
+      event.type === 'ring' ? [`${at}:${event.phase}:${event.phase === 'stopped' ? event.by : event.text}`] : [],
+    );
+    expect(rings).toEqual(['3:started:Your pasta timer is done.', '43:stopped:stop']);
+    expect(r.earcons.played.filter((e) => e === 'alarm').length).toBeGreaterThanOrEqual(2);
+    expect(r.synth.get('Your pasta timer is done.')?.subscriptions).toHaveLength(1);
+    expect(r.asked).toHaveLength(0);
+    expect(r.player.stops).toBe(1);
+  });
+
+  it('a timer due during a turn waits for it; two due together are said together; nobody stopping it ends it', () => {
+    const c = config((c) => {
+      c.tools.timers.repeatPauseMs = 5;
+      c.tools.timers.ringMaxMs = 50;
+    });
+    const r = run(
+      'sssqq-----------------------------------------------------------------------------------------------|',
+      { transcripts: ['Tell me three things.'], replies: ['-a-b-(cd|)'] },
+      { config: c, announcements: '--------pe' },
+    );
+    const rings = r.events.flatMap(({ at, event }) =>
+      event.type === 'ring' ? [`${at}:${event.phase}:${event.phase === 'stopped' ? event.by : event.text}`] : [],
+    );
+    expect(rings).toEqual(['40:started:Your pasta timer is done. Your egg timer is done.', '90:stopped:timeout']);
+    expect(r.turns[0]?.interrupted).toBe(false);
   });
 
   it('a cough over hark pauses the reply, which plays on from where it stopped: nothing lost, no barge-in', () => {
