@@ -17,7 +17,7 @@ export class ToolRegistry {
       for (const tool of source.tools()) {
         let name = tool.name;
         if (byName.has(name)) name = `${tool.source.replace(/^mcp:/, '')}_${tool.name}`.slice(0, MAX_NAME);
-        if (!byName.has(name)) byName.set(name, name === tool.name ? tool : { ...tool, name, run: tool.run });
+        if (!byName.has(name)) byName.set(name, name === tool.name ? tool : { ...tool, name });
       }
     }
     return [...byName.values()];
