@@ -123,6 +123,7 @@ export async function startMcpSource(server: McpServerConfig, options: McpOption
         listChanged: {
           tools: {
             onChanged: (error, listed) => {
+              if (closed || client !== next) return;
               if (error) logger.warn('mcp.list_failed', { server: server.name, error });
               else if (listed) keep(listed);
             },

@@ -13,7 +13,7 @@ import { TimerStore } from '../tools/timer-store.js';
 import { timerTools } from '../tools/timer-tools.js';
 import type { Tool, ToolSource } from '../tools/tool.js';
 import { volumeTool } from '../tools/volume.js';
-import { startMcpSources, type McpSource } from './mcp.js';
+import type { McpSource } from './mcp.js';
 
 /** Wall-clock time (epoch ms) and the scheduler timers ring on: injected by tests. */
 export interface WallClock {
@@ -34,8 +34,11 @@ export interface HarkTools {
   registry: ToolRegistry;
   /** Timers and alarms falling due (none when timers are off). */
   announcements: Observable<Announcement> | undefined;
-  /** Reads the timers saved before (subscribe to `announcements` first: one due while hark was off rings at once). */
-  start(): Promise<void>;
+  /**
+   * Reads the timers saved before (subscribe to `announcements` first: one due while hark was off
+   * rings at once); with `ring` false they are only read and written, never rung.
+   */
+  start(ring?: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,11 +82,14 @@ export async function startTools(config: HarkConfig, logger: Logger, options: To
     builtIn.push(volumeTool(volumeControlFor(options.player, config, logger), config.tools.volume.stepPercent));
   }
   const builtIns: ToolSource = { tools: () => builtIn };
-  const mcp: McpSource[] = config.tools.mcpServers.length ? await startMcpSources(config, logger) : [];
+  // The MCP client is loaded only when a server is configured: without one, start-up carries none of it.
+  const mcp: McpSource[] = config.tools.mcpServers.length
+    ? await (await import('./mcp.js')).startMcpSources(config, logger)
+    : [];
   return {
     registry: new ToolRegistry([builtIns, ...mcp]),
     announcements: store?.announcements,
-    start: async () => store?.load(),
+    start: async (ring = true) => store?.load(ring),
     close: async () => {
       store?.close();
       await Promise.all(mcp.map((m) => m.close()));

@@ -33,6 +33,7 @@ export class TimerStore {
   private writing: Promise<void> = Promise.resolve();
   private readonly due = new Subject<Announcement>();
   private closed = false;
+  private rings = true;
 
   constructor(private readonly options: TimerStoreOptions) {}
 
@@ -41,8 +42,12 @@ export class TimerStore {
     return this.due.asObservable();
   }
 
-  /** Reads the file (a missing one is no timers; an unreadable one is said in the log) and schedules the next ring. */
-  async load(): Promise<void> {
+  /**
+   * Reads the file (a missing one is no timers; an unreadable one is said in the log) and
+   * schedules the next ring; with `rings` false (a command that only looks or sets) nothing rings.
+   */
+  async load(rings = true): Promise<void> {
+    this.rings = rings;
     const { path, logger } = this.options;
     if (path) {
       try {
@@ -97,7 +102,7 @@ export class TimerStore {
   /** The next check: when the soonest timer is due, and at least every minute. */
   private schedule(): void {
     this.scheduled?.unsubscribe();
-    if (this.closed || this.timers.length === 0) return;
+    if (this.closed || !this.rings || this.timers.length === 0) return;
     const soonest = Math.min(...this.timers.map((t) => t.dueAt));
     const delay = Math.min(RECHECK_MS, Math.max(0, soonest - this.options.now()));
     this.scheduled = this.options.scheduler.schedule(() => this.ring(), delay);

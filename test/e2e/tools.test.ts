@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UTTERANCE } from '../helpers/speech.js';
+import { cleanEnv, runHark } from '../helpers/cli.js';
 import { composeWav, runLoop, workDir } from '../helpers/loop.js';
 
 const clip = (ms: number) => ({ path: UTTERANCE, fromMs: 300, toMs: 300 + ms });
@@ -171,5 +172,46 @@ describe('tools in the voice loop', () => {
     });
     expect(run.sim.requestsTo('chat')).toHaveLength(2);
     expect(existsSync(EVERYTHING)).toBe(true);
+  });
+});
+
+describe('hark tools', () => {
+  it("list --json shows the built-ins and an MCP server's allowed tools with source and schema; call runs one", async () => {
+    const env = cleanEnv();
+    const config = join(mkdtempSync(join(workDir, 'cli-')), 'config.yaml');
+    writeFileSync(
+      config,
+      [
+        'tools:',
+        '  mcpServers:',
+        '    - name: everything',
+        `      command: ${JSON.stringify(process.execPath)}`,
+        `      args: [${JSON.stringify(EVERYTHING)}, stdio]`,
+        '      allow: [get-sum]',
+      ].join('\n'),
+    );
+    const listed = await runHark(['-c', config, 'tools', 'list', '--json'], { env });
+    expect(listed.code).toBe(0);
+    const tools = JSON.parse(listed.stdout) as { name: string; source: string; inputSchema: { type: string } }[];
+    expect(tools.map((t) => `${t.name} ${t.source}`)).toEqual([
+      'get_time built-in',
+      'set_timer built-in',
+      'list_timers built-in',
+      'cancel_timer built-in',
+      'snooze_timer built-in',
+      'volume built-in',
+      'get-sum mcp:everything',
+    ]);
+    expect(tools.every((t) => t.inputSchema.type === 'object')).toBe(true);
+    const sum = await runHark(['-c', config, 'tools', 'call', 'get-sum', '{"a": 2, "b": 3}'], { env });
+    expect(sum).toMatchObject({ code: 0, stdout: 'The sum of 2 and 3 is 5.\n' });
+    const timer = await runHark(['tools', 'call', 'set_timer', '{"duration_seconds": 600, "label": "tea"}'], { env });
+    expect(timer.stdout).toMatch(/^Timer set for 10 minutes \(tea\)/);
+    const kept = await runHark(['tools', 'call', 'list_timers'], { env });
+    expect(kept.stdout).toMatch(/^1 set: tea timer, (9|10) minutes/);
+    const bad = await runHark(['tools', 'call', 'get_time', '[1]'], { env });
+    expect(bad.code).toBe(2);
+    const unknown = await runHark(['tools', 'call', 'nope'], { env });
+    expect(unknown).toMatchObject({ code: 1, stderr: 'hark: nope failed: there is no tool named nope\n' });
   });
 });
