@@ -69,7 +69,7 @@ describe('timers and alarms', () => {
     await first.call('set_timer', { at: '18:30', label: 'dinner' });
     await settle(first.store);
     first.store.close();
-    expect(JSON.parse(readFileSync(first.path, 'utf8')).timers).toHaveLength(2);
+    expect((JSON.parse(readFileSync(first.path, 'utf8')) as { timers: unknown[] }).timers).toHaveLength(2);
     // Started again an hour later.
     const second = setUp(first.path, 3_600_000);
     await second.store.load();

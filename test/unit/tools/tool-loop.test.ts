@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Observable, of } from 'rxjs';
+import { of, type Observable } from 'rxjs';
 import type { ReplyEvent, ToolCall } from '../../../src/contract/reply.js';
 import type { Message } from '../../../src/dialog/conversation.js';
 import type { ToolSpec } from '../../../src/dialog/tool-calls.js';
