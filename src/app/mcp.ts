@@ -144,8 +144,11 @@ export async function startMcpSource(server: McpServerConfig, options: McpOption
         }
       };
       client = next;
+      logger.info(failures ? 'mcp.reconnected' : 'mcp.connected', {
+        server: server.name,
+        transport: server.command ? 'stdio' : 'http',
+      });
       failures = 0;
-      logger.info('mcp.connected', { server: server.name, transport: server.command ? 'stdio' : 'http' });
     } catch (error) {
       logger.error('mcp.unavailable', { server: server.name, error: error as Error });
       await next.close().catch(() => undefined);

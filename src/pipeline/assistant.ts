@@ -43,14 +43,7 @@ import type { Sentence } from '../speak/sentences.js';
 import type { Logger } from '../system/logger.js';
 import { admitTranscripts } from './admit-transcripts.js';
 import { cancelEcho } from './cancel-echo.js';
-import {
-  ofType,
-  type AssistantEvent,
-  type GateEvent,
-  type InterruptionEvent,
-  type RingStop,
-  type TurnEvent,
-} from './events.js';
+import { ofType, type AssistantEvent, type GateEvent, type InterruptionEvent, type TurnEvent } from './events.js';
 import { playSentences } from './play-sentences.js';
 import type {
   Announcement,
@@ -66,7 +59,7 @@ import type {
 import { prefetchAhead } from './prefetch-ahead.js';
 import { queryRecordings } from './query-recordings.js';
 import { recordTurn } from './record-turn.js';
-import { ringAlarms } from './ring-alarms.js';
+import { ringAlarms, ringStops } from './ring-alarms.js';
 import { reportTools } from './report-tools.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
@@ -312,20 +305,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
               map((s) => s === 'listening'),
               takeUntil(inputEnded),
             ),
-            stops: merge(
-              verdicts.pipe(
-                filter(
-                  (v) =>
-                    v.type === 'stop' || v.type === 'wake' || (v.type === 'query' && !v.query.transcript.tentative),
-                ),
-                map((v): RingStop => (v.type === 'stop' ? 'stop' : v.type === 'wake' ? 'wake' : 'query')),
-              ),
-              interruptions.pipe(
-                filter((event) => event.phase === 'confirmed'),
-                map((): RingStop => 'speech'),
-              ),
-              merge(deps.shutdown, inputEnded).pipe(map((): RingStop => 'shutdown')),
-            ),
+            stops: ringStops(verdicts, interruptions, merge(deps.shutdown, inputEnded)),
             ringing: (on) => ringing.next(on),
             synthesizer: deps.synthesizer,
             player,

@@ -16,7 +16,7 @@ import {
   timer,
   type Observable,
 } from 'rxjs';
-import type { RingEvent, RingStop } from './events.js';
+import type { GateEvent, InterruptionEvent, RingEvent, RingStop } from './events.js';
 import type { Announcement, Earcons, Player, Synthesizer } from './ports.js';
 
 export interface RingDeps {
@@ -95,4 +95,23 @@ export function ringAlarms(deps: RingDeps): Observable<RingEvent> {
       exhaustMap(() => ring()),
     );
   });
+}
+
+/** What stops a ring: a stop phrase, the wake word, a confirmed query, the user talking over it, or the end. */
+export function ringStops(
+  verdicts: Observable<GateEvent>,
+  interruptions: Observable<InterruptionEvent>,
+  end: Observable<unknown>,
+): Observable<RingStop> {
+  return merge(
+    verdicts.pipe(
+      filter((v) => v.type === 'stop' || v.type === 'wake' || (v.type === 'query' && !v.query.transcript.tentative)),
+      map((v): RingStop => (v.type === 'stop' ? 'stop' : v.type === 'wake' ? 'wake' : 'query')),
+    ),
+    interruptions.pipe(
+      filter((event) => event.phase === 'confirmed'),
+      map((): RingStop => 'speech'),
+    ),
+    end.pipe(map((): RingStop => 'shutdown')),
+  );
 }
