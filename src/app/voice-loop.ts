@@ -96,16 +96,17 @@ export async function startVoiceLoop(
 ): Promise<VoiceLoop> {
   const player = createPlayer(config, options, logger);
   // What takes time at start-up happens side by side: the models load while the text stages warm up.
-  const [vad, echo, wake] = await Promise.all([
+  // MCP servers connect meanwhile too (each waits at most 10 s; one that does not answer joins later).
+  const [vad, echo, wake, tools] = await Promise.all([
     loadVad(config.vad, logger),
     setUpEcho(config, player, logger, !options.input && !options.output),
     loadWakeGate(config, logger, { live: !options.fast }),
+    config.tools.enabled ? startTools(config, logger, { ...options.tools, player }) : undefined,
     warmUp(),
   ]);
   // The transcript's wake phrases count only when the wake word is not heard on the device.
   const listen = { ...config.listen, wakePhrases: wake.engine === 'phrase' ? wake.phrases : [] };
   const earcons = config.audio.earcons ? loadEarcons(player, logger) : silentEarcons;
-  const tools = config.tools.enabled ? await startTools(config, logger, { ...options.tools, player }) : undefined;
   const stopping = new Subject<void>();
   const events = createSource(config, options, logger).pipe(
     assistant({

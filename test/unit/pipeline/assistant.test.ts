@@ -267,6 +267,23 @@ describe('the assistant, microphone to speaker', () => {
     expect(r.player.stops).toBe(1);
   });
 
+  it('talking over a ring stops it at once, and what was said is a query', () => {
+    const c = config((c) => {
+      c.tools.timers.repeatPauseMs = 5;
+      c.tools.timers.ringMaxMs = 1000;
+    });
+    const r = run(
+      '--------------------ssssssqq-------------------------------|',
+      { transcripts: ['What was that timer?'], replies: ['(cd|)'] },
+      { config: c, announcements: '---p' },
+    );
+    const rings = r.events.flatMap(({ at, event }) =>
+      event.type === 'ring' ? [`${at}:${event.phase}${event.phase === 'stopped' ? `:${event.by}` : ''}`] : [],
+    );
+    expect(rings).toEqual(['3:started', '22:stopped:speech']);
+    expect(r.asked.at(-1)?.at(-1)).toEqual({ role: 'user', text: 'What was that timer?' });
+  });
+
   it('a timer due during a turn waits for it; two due together are said together; nobody stopping it ends it', () => {
     const c = config((c) => {
       c.tools.timers.repeatPauseMs = 5;
