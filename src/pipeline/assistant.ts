@@ -1,7 +1,6 @@
 import {
   BehaviorSubject,
   combineLatest,
-  delayWhen,
   EMPTY,
   defer,
   distinctUntilChanged,
@@ -14,9 +13,6 @@ import {
   scan,
   share,
   shareReplay,
-  startWith,
-  switchMap,
-  take,
   takeUntil,
   tap,
   withLatestFrom,
@@ -25,26 +21,16 @@ import {
   type OperatorFunction,
 } from 'rxjs';
 import type { HarkConfig } from '../config/schema.js';
-import {
-  afterSaying,
-  afterTurn,
-  afterVerdict,
-  messagesFor,
-  newConversation,
-  queryText,
-  type Conversation,
-} from '../dialog/conversation.js';
-import { judgeTurnEnd } from '../dialog/turn-end.js';
-import { TurnRecorder } from '../dialog/turn-recorder.js';
-import type { AssistantState, Query } from '../dialog/turn.js';
+import { afterSaying, afterTurn, afterVerdict, newConversation, type Conversation } from '../dialog/conversation.js';
+import type { AssistantState } from '../dialog/turn.js';
 import type { Endpoint } from '../listen/speech-events.js';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
-import type { Sentence } from '../speak/sentences.js';
 import type { Logger } from '../system/logger.js';
 import { admitTranscripts } from './admit-transcripts.js';
+import { answerQuery } from './answer-query.js';
 import { cancelEcho } from './cancel-echo.js';
-import { ofType, type AssistantEvent, type GateEvent, type InterruptionEvent, type TurnEvent } from './events.js';
-import { playSentences } from './play-sentences.js';
+import { decideEndpoints } from './decide-endpoints.js';
+import { ofType, type AssistantEvent, type GateEvent, type InterruptionEvent } from './events.js';
 import type {
   Announcement,
   WakeWordDetector,
@@ -56,17 +42,13 @@ import type {
   Transcriber,
   Vad,
 } from './ports.js';
-import { prefetchAhead } from './prefetch-ahead.js';
 import { queryRecordings } from './query-recordings.js';
-import { recordTurn } from './record-turn.js';
+import { reportBargeIns } from './report-barge-ins.js';
 import { ringAlarms, ringStops } from './ring-alarms.js';
-import { reportTools } from './report-tools.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
 import { judgeBargeIn } from './judge-barge-in.js';
-import { speakableText } from './speakable-text.js';
-import { splitSentences } from './split-sentences.js';
-import { takeTurns, type TurnControl } from './take-turns.js';
+import { takeTurns } from './take-turns.js';
 import { toFrames } from './to-frames.js';
 import { transcribeUtterances } from './transcribe-utterances.js';
 import { wakeGate } from './wake-gate.js';
@@ -196,14 +178,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       );
       // When a guess comes back, what it says decides how long the pause must be to end the turn.
       const endpoints = transcripts.pipe(
-        ofType('transcript'),
-        filter(({ transcript }) => transcript.tentative),
-        map(({ transcript }): Endpoint | undefined => {
-          const decided = judgeTurnEnd(transcript.text);
-          if (decided === 'unsure') return undefined;
-          const silenceMs = decided === 'complete' ? config.endpoint.completeMs : config.endpoint.incompleteMs;
-          return { utteranceId: transcript.utteranceId, silenceMs };
-        }),
+        decideEndpoints(config.endpoint),
         tap((decided) => endpoint.next(decided)),
       );
       const verdicts = merge(
@@ -213,34 +188,15 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       ).pipe(once());
 
       // Speaking half: one turn per query.
-      const answer = (query: Query, { cut, start, text: spoken, droppedReplies }: TurnControl): Observable<TurnEvent> =>
-        conversation.pipe(
-          take(1),
-          switchMap((remembered) => {
-            const text = queryText(remembered, query.text);
-            const recorder = new TurnRecorder({ ...query, text }, now, droppedReplies);
-            const synthesize = (sentence: Sentence): Observable<Buffer> =>
-              defer(() => {
-                recorder.synthesis(sentence);
-                return deps.synthesizer.synthesize(sentence.text).pipe(tap(() => recorder.audio()));
-              });
-            return deps.replyModel.reply(messagesFor(remembered, text, query.audio)).pipe(
-              tap((event) => recorder.reply(event)),
-              reportTools(query.transcript.utteranceId, now, (reply) =>
-                reply.pipe(
-                  speakableText(),
-                  splitSentences(),
-                  tap((sentence) => recorder.sentence(sentence)),
-                  prefetchAhead(synthesize, config.speech.lookahead),
-                  // A reply to a guess is requested and synthesized at once, but sounds only once confirmed.
-                  delayWhen(() => start),
-                  playSentences(player, config.speech.lowWaterMs),
-                  recordTurn({ recorder, player, earcons, cut, start, text: spoken, now }),
-                ),
-              ),
-            );
-          }),
-        );
+      const answer = answerQuery({
+        speech: config.speech,
+        conversation,
+        replyModel: deps.replyModel,
+        synthesizer: deps.synthesizer,
+        player,
+        earcons,
+        now,
+      });
       const turns = verdicts.pipe(
         takeTurns(answer, {
           interruptions: interruptions.pipe(filter((event) => event.phase === 'confirmed')),
@@ -278,23 +234,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         tap((remembered) => conversation.next(remembered)),
       );
 
-      // Barge-ins, timed from when the interrupting speech's first frame was captured.
-      const onsets = heard.pipe(ofType('speech'), startWith(undefined));
-      const bargeIns = turns.pipe(
-        ofType('turn'),
-        filter(({ turn }) => turn.interrupted !== false && turn.interrupted !== 'shutdown'),
-        withLatestFrom(onsets),
-        map(([{ turn }, onset]): TurnEvent => ({
-          type: 'barge-in',
-          by: turn.interrupted || 'speech',
-          onsetMs: Math.round(onset?.onsetMs ?? 0),
-          onsetToStopMs:
-            turn.stoppedAt === undefined || onset === undefined
-              ? undefined
-              : Math.round(turn.stoppedAt - onset.onsetAt),
-          heardMs: turn.audioMs.played,
-        })),
-      );
+      const bargeIns = turns.pipe(reportBargeIns(heard));
 
       // Timers and alarms, rung while no turn is under way; for as long as there is input.
       const inputEnded = heard.pipe(ignoreElements(), endWith(true));
