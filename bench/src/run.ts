@@ -10,6 +10,7 @@ import { benchMemory } from './memory.js';
 import { benchAec } from './aec.js';
 import { benchWake } from './wake.js';
 import { benchTranscribeMemory } from './transcribe-memory.js';
+import { benchTools } from './tools.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<unknown>> = {
@@ -24,6 +25,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   aec: () => benchAec(),
   wake: () => benchWake(),
   'transcribe-memory': () => benchTranscribeMemory(),
+  tools: () => benchTools(),
 };
 
 for (const [name, run] of Object.entries(benches)) {
