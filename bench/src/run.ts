@@ -7,6 +7,7 @@ import { benchBargeIn } from './barge-in.js';
 import { benchMemory } from './memory.js';
 import { benchAec } from './aec.js';
 import { benchWake } from './wake.js';
+import { benchRoom } from './room.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<unknown>> = {
@@ -18,6 +19,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   memory: () => benchMemory(),
   aec: () => benchAec(),
   wake: () => benchWake(),
+  room: () => benchRoom(),
 };
 
 for (const [name, run] of Object.entries(benches)) {
