@@ -3,7 +3,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'bench/dist/', 'bench/results/', 'coverage/', '**/node_modules/', 'eslint.config.js', '.dependency-cruiser.cjs'] },
+  // test/fixtures holds inputs (recordings, and plain CommonJS stand-ins for the speaker module), not project code.
+  { ignores: ['dist/', 'bench/dist/', 'bench/results/', 'coverage/', '**/node_modules/', 'eslint.config.js', '.dependency-cruiser.cjs', 'test/fixtures/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -22,6 +23,27 @@ export default tseslint.config(
     // node-record-lpcm16 loads recorder definitions with require(): they are CommonJS by necessity.
     files: ['**/*.cts'],
     rules: { '@typescript-eslint/no-require-imports': 'off', '@typescript-eslint/no-namespace': 'off' },
+  },
+  {
+    // Install-time scripts run by plain Node (no build): CommonJS, linted without type information.
+    files: ['scripts/**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', process: 'readonly', __dirname: 'readonly', module: 'writable' },
+    },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // Build-time scripts run by plain Node: ES modules, linted without type information.
+    files: ['scripts/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: { process: 'readonly', console: 'readonly' },
+    },
   },
   {
     // vitest's asymmetric matchers (expect.any, expect.stringMatching) are typed `any`; fakes and

@@ -40,9 +40,12 @@ export async function startLoop(options: {
   earcons?: boolean;
   /** Keep every turn's outcome (false: only count them, so the benchmark itself holds no memory per turn). */
   keepOutcomes?: boolean;
+  /** Settings other than the defaults, for comparing them. */
+  adjust?: (config: HarkConfig) => void;
 }): Promise<Loop> {
   const sim = await RemoteSim.start({ timing: options.timing });
   const config = defaultConfig();
+  options.adjust?.(config);
   const service = createService(config, { baseUrl: sim.url, apiKey: sim.apiKey }, silentLogger);
   const vad = await SileroVad.load({ capDbfs: config.vad.energyGateDbfs, marginDb: config.vad.gateMarginDb });
   const player = new FilePlayer(

@@ -3,11 +3,14 @@ import { benchChatClient } from './chat-client.js';
 import { benchSentences } from './sentences.js';
 import { benchVad } from './vad.js';
 import { benchLatency } from './latency.js';
+import { benchHesitation } from './hesitation.js';
+import { benchStartup } from './startup.js';
 import { benchBargeIn } from './barge-in.js';
 import { benchMemory } from './memory.js';
 import { benchAec } from './aec.js';
 import { benchWake } from './wake.js';
 import { benchRoom } from './room.js';
+import { benchTranscribeMemory } from './transcribe-memory.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<unknown>> = {
@@ -15,11 +18,14 @@ const benches: Record<string, () => Promise<unknown>> = {
   sentences: () => benchSentences(),
   vad: () => benchVad(),
   latency: () => benchLatency(),
+  hesitation: () => benchHesitation(),
+  startup: () => benchStartup(),
   'barge-in': () => benchBargeIn(),
   memory: () => benchMemory(),
   aec: () => benchAec(),
   wake: () => benchWake(),
   room: () => benchRoom(),
+  'transcribe-memory': () => benchTranscribeMemory(),
 };
 
 for (const [name, run] of Object.entries(benches)) {

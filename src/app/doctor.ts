@@ -1,23 +1,17 @@
-import { take, lastValueFrom, timeout, toArray } from 'rxjs';
 import { ffmpegPath } from '../audio/ffmpeg.js';
-import { micSource } from '../audio/mic-source.js';
-import { commandWords } from '../audio/command-player.js';
-import { SPEAKER_HOST } from '../audio/speaker-player.js';
 import type { LoadedConfig } from '../config/load.js';
+import type { HarkConfig } from '../config/schema.js';
 import { SileroVad } from '../listen/silero-vad.js';
 import { ServiceError } from '../service/errors.js';
 import type { Service } from '../service/index.js';
 import { prepareReference } from '../voice/reference.js';
-import { forkChild, runChild } from '../system/spawn.js';
-import { alsaDevices, pulseDevices } from '../audio/devices.js';
-import { silentLogger } from '../system/logger.js';
+import { runChild } from '../system/spawn.js';
+import { findOnPath } from '../system/find-on-path.js';
+import { checkCapture, checkPlaybackDevices, checkPlayer } from './doctor-audio.js';
+import { fail, note, ok, skip, type CheckResult } from './doctor-result.js';
+import { checkWakeWord } from './wake-check.js';
 
-export interface CheckResult {
-  check: string;
-  status: 'ok' | 'fail' | 'skip';
-  detail: string;
-  fix?: string;
-}
+export type { CheckResult } from './doctor-result.js';
 
 export interface DoctorInput {
   loaded: LoadedConfig | undefined;
@@ -25,14 +19,8 @@ export interface DoctorInput {
   service: Service | undefined;
   /** A key to send: configured, or the built-in stand-in's. */
   hasKey: boolean;
-}
-
-const ok = (check: string, detail: string): CheckResult => ({ check, status: 'ok', detail });
-const fail = (check: string, detail: string, fix: string): CheckResult => ({ check, status: 'fail', detail, fix });
-const skip = (check: string, detail: string): CheckResult => ({ check, status: 'skip', detail });
-
-function onPath(binary: string): boolean {
-  return runChild('sh', ['-c', `command -v ${binary}`], { stdio: 'ignore' }).status === 0;
+  /** Run by `doctor --as-service`, as the service's user: also check what the unit's sandbox hides. */
+  inService?: boolean;
 }
 
 function checkNode(): CheckResult {
@@ -49,7 +37,7 @@ function checkNode(): CheckResult {
 function checkRecorder(recorder: string): CheckResult {
   const binary = recorder === 'arecord' ? 'arecord' : recorder;
   const pkg = recorder === 'arecord' ? 'alsa-utils' : 'sox';
-  return onPath(binary)
+  return findOnPath(binary, process.env.PATH ?? '')
     ? ok('recorder', `${binary} found`)
     : fail('recorder', `${binary} not on PATH`, `sudo apt install ${pkg}`);
 }
@@ -60,100 +48,23 @@ function checkFfmpeg(): CheckResult {
     const version = runChild(path, ['-version']).stdout.split('\n')[0] ?? '';
     return ok('ffmpeg', version.replace(/ Copyright.*/, ''));
   } catch (error) {
-    return fail(
-      'ffmpeg',
-      (error as Error).message,
-      'sudo apt install ffmpeg (or npm install again for the bundled one)',
-    );
+    return fail('ffmpeg', (error as Error).message, 'sudo apt install ffmpeg');
   }
 }
 
-/** Loads `speaker` in a child process (it aborts its process when no device is usable) and plays 0.2 s of silence. */
-function checkPlayer(config: LoadedConfig['config']): Promise<CheckResult> {
-  if (config.audio.player === 'command') {
-    const [binary] = commandWords(config.audio.playerCommand, config.speech.sampleRateHz);
-    return Promise.resolve(
-      binary && onPath(binary)
-        ? ok('player', `${binary} found`)
-        : fail(
-            'player',
-            `${binary ?? '(empty)'} not on PATH`,
-            'install it (aplay: alsa-utils, pacat: pulseaudio-utils, pw-play: pipewire-bin) or fix audio.playerCommand',
-          ),
-    );
-  }
-  return new Promise((resolve) => {
-    const host = forkChild(SPEAKER_HOST, [String(config.speech.sampleRateHz), config.audio.playbackDevice ?? ''], {
-      stdio: ['pipe', 'ignore', 'pipe', 'ipc'],
-      execArgv: [],
-    });
-    let stderr = '';
-    host.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => host.kill('SIGKILL'), 5000);
-    host.on('message', (m: { type: string }) => {
-      if (m.type !== 'ready') return;
-      const header = Buffer.alloc(8);
-      header.writeUInt32LE(0, 0);
-      header.writeUInt32LE(config.speech.sampleRateHz * 0.4, 4);
-      host.stdin?.write(Buffer.concat([header, Buffer.alloc(config.speech.sampleRateHz * 0.4)]));
-      host.stdin?.end();
-    });
-    host.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(ok('player', `speaker opened ${config.audio.playbackDevice ?? 'the default device'}`));
-      else {
-        const why = signal === 'SIGABRT' ? 'no usable output device' : `exit ${code ?? signal}`;
-        const last = stderr.trim().split('\n').filter(Boolean).slice(-1)[0] ?? '';
-        resolve(
-          fail(
-            'player',
-            `speaker: ${why}${last ? ` (${last})` : ''}`,
-            'plug in a speaker, pick one with `hark devices` and set audio.playbackDevice, or set audio.player: command',
-          ),
-        );
-      }
-    });
-  });
-}
-
-async function checkCapture(config: LoadedConfig['config']): Promise<CheckResult> {
-  const device = config.audio.captureDevice ?? 'the default device';
-  try {
-    const chunks = await lastValueFrom(
-      micSource({
-        recorder: config.audio.recorder,
-        device: config.audio.captureDevice,
-        sampleRateHz: 16000,
-        retryMaxMs: 60_000,
-        logger: silentLogger,
-      }).pipe(take(3), toArray(), timeout(3000)),
-    );
-    return ok(
-      'capture device',
-      `${config.audio.recorder} records from ${device} (${chunks.reduce((n, c) => n + c.length, 0)} bytes)`,
-    );
-  } catch {
-    return fail(
-      'capture device',
-      `${config.audio.recorder} cannot record from ${device}`,
-      'plug in a microphone, list them with `hark devices`, and set audio.captureDevice',
-    );
-  }
-}
-
-function checkPlaybackDevices(): CheckResult {
-  const devices = [...alsaDevices('playback'), ...pulseDevices().filter((d) => d.kind === 'playback')];
-  return devices.length
-    ? ok('playback devices', devices.map((d) => d.name).join(', '))
-    : fail(
-        'playback devices',
-        'no playback device found',
-        'plug in a speaker or headphones; `aplay -l` should list a card',
-      );
-}
-
-async function checkVad(engine: string): Promise<CheckResult> {
+/**
+ * Silero through onnxruntime-node, which ships builds for linux x64 and arm64 only: on 32-bit
+ * ARM hark listens with the energy VAD by design, which is a note, not a failure.
+ */
+export async function checkVad(engine: string, arch: string = process.arch): Promise<CheckResult> {
   if (engine === 'energy') return skip('VAD model', 'vad.engine is energy');
+  if (arch === 'arm' || arch === 'ia32') {
+    return note(
+      'VAD model',
+      `energy VAD: onnxruntime-node has no build for ${arch === 'arm' ? '32-bit ARM' : '32-bit x86'}, so Silero cannot run here`,
+      'set vad.engine: energy to silence this note (64-bit Raspberry Pi OS runs Silero)',
+    );
+  }
   try {
     const vad = await SileroVad.load({ capDbfs: -60, marginDb: 6 });
     await vad.probability(new Int16Array(512));
@@ -162,13 +73,13 @@ async function checkVad(engine: string): Promise<CheckResult> {
   } catch (error) {
     return fail(
       'VAD model',
-      (error as Error).message,
-      'reinstall with `npm ci` (onnxruntime-node must match this CPU); hark falls back to the energy VAD meanwhile',
+      `${(error as Error).message.split('\n')[0]} (hark uses the energy VAD meanwhile)`,
+      `onnxruntime-node must have its linux-${arch} files: reinstall hark (sudo npm install -g ./hark-<version>.tgz), or set vad.engine: energy`,
     );
   }
 }
 
-async function checkReference(config: LoadedConfig['config']): Promise<CheckResult> {
+async function checkReference(config: HarkConfig): Promise<CheckResult> {
   if (!config.voice.reference) return skip('voice clip', 'no voice.reference configured');
   try {
     const prepared = await prepareReference(config.voice.reference, config.voice.referenceText);
@@ -181,6 +92,20 @@ async function checkReference(config: LoadedConfig['config']): Promise<CheckResu
       'use 10 to 30 s of clear speech in any audio format, with its verbatim transcript in voice.referenceText',
     );
   }
+}
+
+/** hark.service hides home directories (ProtectHome=yes): a file there cannot be read by the service. */
+function checkSandbox(config: HarkConfig): CheckResult {
+  const hidden = [config.voice.reference].filter(
+    (p): p is string => p !== null && /^\/(home|root|run\/user)(\/|$)/.test(p),
+  );
+  return hidden.length
+    ? fail(
+        'service sandbox',
+        `hidden from the service: ${hidden.join(', ')}`,
+        'move it under /etc/hark (ProtectHome=yes hides /home, /root and /run/user)',
+      )
+    : ok('service sandbox', 'no configured file is under /home, /root or /run/user');
 }
 
 /** The cheapest call that proves the service is reachable and takes the key: a stream opened and closed at once. */
@@ -238,7 +163,9 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
   results.push(checkPlaybackDevices());
   results.push(await checkPlayer(config));
   results.push(await checkVad(config.vad.engine));
+  results.push(await checkWakeWord(config));
   results.push(await checkReference(config));
+  if (input.inService) results.push(checkSandbox(config));
   results.push(await checkService(input));
   return results;
 }

@@ -2,6 +2,24 @@ import { tap, type MonoTypeOperatorFunction } from 'rxjs';
 import { turnLatencies, type Turn } from '../dialog/turn.js';
 import type { AssistantEvent } from '../pipeline/events.js';
 import type { Logger } from '../system/logger.js';
+import { ServiceError } from '../service/errors.js';
+import { RequestValidationError } from '../contract/validation-error.js';
+
+const SPEECH_FIELDS =
+  /^(input|references|voice|instructions|sample_rate|speed|volume|pitch|response_format|stream_format)\b/;
+
+/**
+ * Which stage of a turn failed, from its error: the service call it came from (the reply, or
+ * the synthesis of a sentence), a request refused before it was sent, or else the player.
+ */
+export function failedStage(error: Error): 'reply' | 'synthesis' | 'transcription' | 'playback' {
+  if (error instanceof ServiceError) {
+    if (error.endpoint === 'speech') return 'synthesis';
+    return error.endpoint === 'transcription' ? 'transcription' : 'reply';
+  }
+  if (error instanceof RequestValidationError) return SPEECH_FIELDS.test(error.field) ? 'synthesis' : 'reply';
+  return 'playback';
+}
 
 /** The one structured line per turn. */
 export function logTurn(logger: Logger, turn: Turn): void {
@@ -10,7 +28,7 @@ export function logTurn(logger: Logger, turn: Turn): void {
     reply: turn.reply,
     ...(turn.interrupted || turn.failed ? { heard: turn.heard } : {}),
     interrupted: turn.interrupted,
-    ...(turn.failed ? { stage: 'reply', error: turn.failed } : {}),
+    ...(turn.failed ? { stage: failedStage(turn.failed), error: turn.failed } : {}),
     usage: turn.usage ?? null,
     transcriptionRequests: turn.query.transcript.parts,
     extraRequests: turn.extraRequests,
@@ -73,6 +91,9 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
         return;
       case 'saying':
         logger.debug('speak.sentence', { index: event.sentence.index, text: event.sentence.text });
+        return;
+      case 'no-wake-word':
+        if (!event.tentative) logger.debug('listen.no_wake_word', { utterance: event.utteranceId });
         return;
       case 'retracted':
         logger.debug('transcript.retracted', { utterance: event.utteranceId });

@@ -5,10 +5,12 @@ import { FilePlayer } from '../audio/file-player.js';
 import { fileSource } from '../audio/file-source.js';
 import { micSource } from '../audio/mic-source.js';
 import type { ClockedPlayer } from '../audio/player.js';
-import { SpeakerPlayer } from '../audio/speaker-player.js';
+import { SPEAKER_INSTALL_HINT, SpeakerPlayer, speakerInstalled } from '../audio/speaker-player.js';
+import { choosePlayer, systemProbe, type SoundProbe } from '../audio/choose-player.js';
 import type { HarkConfig } from '../config/schema.js';
 import type { VoiceReference } from '../contract/wire.js';
 import { loadVad } from '../listen/load-vad.js';
+import { loadWakeGate } from '../listen/load-wake.js';
 import { VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
 import { assistant } from '../pipeline/assistant.js';
 import type { AssistantEvent } from '../pipeline/events.js';
@@ -39,11 +41,36 @@ export interface VoiceLoop {
   stop(): Promise<void>;
 }
 
-export function createPlayer(config: HarkConfig, options: VoiceLoopOptions, logger: Logger): ClockedPlayer {
+/**
+ * The player: a file with `--output`, else what `audio.player` asks for on this machine (auto:
+ * pw-play, pacat or aplay, see choose-player.ts), said in the log with the reason.
+ */
+export function createPlayer(
+  config: HarkConfig,
+  options: VoiceLoopOptions,
+  logger: Logger,
+  probe: SoundProbe = systemProbe(),
+  hasSpeaker: () => boolean = speakerInstalled,
+): ClockedPlayer {
   const rate = config.speech.sampleRateHz;
   if (options.output) return new FilePlayer(options.output, rate, !options.fast);
-  if (config.audio.player === 'command') return new CommandPlayer(config.audio.playerCommand, rate, logger);
-  return new SpeakerPlayer(rate, config.audio.playbackDevice, logger);
+  let choice = choosePlayer(config.audio, probe);
+  if (choice.kind === 'speaker' && !hasSpeaker()) {
+    // Without this, every turn would be silent: say so once, and play through what the machine has.
+    choice = choosePlayer({ ...config.audio, player: 'auto' }, probe);
+    logger.error('player.unavailable', {
+      player: 'speaker',
+      error: 'the speaker module is not installed',
+      fix: SPEAKER_INSTALL_HINT,
+      using: choice.kind === 'command' ? choice.name : 'speaker',
+    });
+  }
+  if (choice.kind === 'speaker') {
+    logger.info('player.chosen', { player: 'speaker', reason: choice.reason, device: choice.device ?? 'default' });
+    return new SpeakerPlayer(rate, choice.device, logger);
+  }
+  logger.info('player.chosen', { player: choice.name, reason: choice.reason, command: choice.command });
+  return new CommandPlayer(choice.command, rate, logger);
 }
 
 export function createSource(config: HarkConfig, options: VoiceLoopOptions, logger: Logger): Observable<Buffer> {
@@ -66,18 +93,22 @@ export async function startVoiceLoop(
 ): Promise<VoiceLoop> {
   const player = createPlayer(config, options, logger);
   // What takes time at start-up happens side by side: the models load while the text stages warm up.
-  const [vad, echo] = await Promise.all([
+  const [vad, echo, wake] = await Promise.all([
     loadVad(config.vad, logger),
     setUpEcho(config, player, logger, !options.input && !options.output),
+    loadWakeGate(config, logger, { live: !options.fast }),
     warmUp(),
   ]);
+  // The transcript's wake phrases count only when the wake word is not heard on the device.
+  const listen = { ...config.listen, wakePhrases: wake.engine === 'phrase' ? wake.phrases : [] };
   const earcons = config.audio.earcons ? loadEarcons(player, logger) : silentEarcons;
   const stopping = new Subject<void>();
   const events = createSource(config, options, logger).pipe(
     assistant({
-      config: { ...config, bargeIn: echo.bargeIn },
+      config: { ...config, bargeIn: echo.bargeIn, listen },
       vad,
       echo: echo.canceller,
+      wake: wake.engine === 'openwakeword' ? wake.detector : undefined,
       ...servicePorts(service, config, options.reference),
       player,
       earcons,
@@ -89,28 +120,32 @@ export async function startVoiceLoop(
     logEvents(logger),
     share(),
   );
-  let stopped = false;
+  let stopped: Promise<void> | undefined;
   const done = new Promise<void>((resolve, reject) => {
     events.subscribe({ complete: resolve, error: reject });
   });
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    stopping.next();
-    await done.catch(() => undefined);
-    await player.close();
-    echo.canceller?.close();
-    await vad.close();
-  };
+  // Every caller waits for the one stop to finish: the player's file is complete only after its close.
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      stopping.next();
+      await done.catch(() => undefined);
+      await player.close();
+      echo.canceller?.close();
+      if (wake.engine === 'openwakeword') await wake.detector.close();
+      await vad.close();
+    })());
   void done.then(stop, stop);
   logger.info('hark.listening', {
     input: options.input ?? `microphone (${config.audio.recorder})`,
     output: options.output ?? config.audio.player,
     vad: vad.name,
     echoCancel: echo.canceller !== undefined,
+    wake: wake.engine,
     api: config.service.api,
     model: config.chat.model,
     bargeIn: config.bargeIn.enabled && !options.fast,
+    // From the process's start (performance's time origin) to here: what start-up costs.
+    startupMs: Math.round(performance.now()),
   });
   return { events, player, done, stop };
 }

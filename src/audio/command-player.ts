@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { realClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../system/logger.js';
 import { spawnChild } from '../system/spawn.js';
-import { endAndWait } from './child-process.js';
+import { endAndWait, lastWords } from './child-process.js';
 import { ClockedPlayer } from './player.js';
 
 /** Splits a command line into words (single and double quotes group), filling in `{rate}`. */
@@ -55,11 +55,16 @@ export class CommandPlayer extends ClockedPlayer {
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-500)));
     child.stdin?.on('error', () => undefined);
-    child.on('error', (error) => this.logger.error('player.failed', { command, error: error.message }));
+    child.on('error', (error) => {
+      this.lastFailure = `${command}: ${error.message}`;
+      this.logger.error('player.failed', { command, error: error.message });
+    });
     child.on('close', (code, signal) => {
       if (this.child === child) this.child = undefined;
       if (code !== 0 && signal !== 'SIGKILL') {
-        this.logger.error('player.exited', { command, code, signal, stderr: stderr.trim() });
+        const why = lastWords(stderr);
+        this.lastFailure = `${command} exited with ${code ?? signal}${why ? `: ${why}` : ''}`;
+        this.logger.error('player.exited', { command, code, signal, stderr: why });
       }
     });
     this.child = child;

@@ -5,7 +5,7 @@ export interface AudioDevice {
   /** What to put in audio.captureDevice / audio.playbackDevice. */
   name: string;
   description: string;
-  system: 'alsa' | 'pulse';
+  system: 'alsa' | 'pulse' | 'pipewire';
 }
 
 function run(command: string, args: string[]): string | undefined {
@@ -35,23 +35,66 @@ export function alsaDevices(
   return devices;
 }
 
-/** Sources and sinks of a running PulseAudio or PipeWire (through pactl), monitors left out. */
-export function pulseDevices(): AudioDevice[] {
+/**
+ * Sinks and sources from `pactl list sinks|sources` (PulseAudio, or PipeWire's pulse service, which
+ * then says so in `pactl info`), by name with their description; monitors of sinks left out.
+ */
+export function pulseDevices(
+  listings: { sinks?: string; sources?: string; info?: string } = {
+    sinks: run('pactl', ['list', 'sinks']),
+    sources: run('pactl', ['list', 'sources']),
+    info: run('pactl', ['info']),
+  },
+): AudioDevice[] {
+  const system = /on PipeWire/i.test(listings.info ?? '') ? 'pipewire' : 'pulse';
   const devices: AudioDevice[] = [];
-  for (const [kind, what] of [
-    ['capture', 'sources'],
-    ['playback', 'sinks'],
+  for (const [kind, listing] of [
+    ['playback', listings.sinks],
+    ['capture', listings.sources],
   ] as const) {
-    const listing = run('pactl', ['list', 'short', what]);
-    for (const line of listing?.split('\n') ?? []) {
-      const [, name, driver] = line.split('\t');
+    for (const block of (listing ?? '').split(/\n(?=(?:Sink|Source) #\d+)/)) {
+      const name = /^\s*Name: (.+)$/m.exec(block)?.[1]?.trim();
       if (!name || name.endsWith('.monitor')) continue;
-      devices.push({ kind, name, description: `${driver ?? ''} (PulseAudio/PipeWire)`.trim(), system: 'pulse' });
+      const description = /^\s*Description: (.+)$/m.exec(block)?.[1]?.trim() ?? '';
+      devices.push({ kind, name, description, system });
     }
   }
   return devices;
 }
 
+interface PwObject {
+  type?: string;
+  info?: { props?: Record<string, unknown> };
+}
+
+/** Audio sinks and sources of a PipeWire without its pulse service, from `pw-dump` (JSON). */
+export function pipewireDevices(dump = run('pw-dump', [])): AudioDevice[] {
+  if (!dump) return [];
+  let objects: PwObject[];
+  try {
+    objects = JSON.parse(dump) as PwObject[];
+  } catch {
+    return [];
+  }
+  const devices: AudioDevice[] = [];
+  for (const object of Array.isArray(objects) ? objects : []) {
+    const props = object.info?.props ?? {};
+    const mediaClass = props['media.class'];
+    const kind = mediaClass === 'Audio/Sink' ? 'playback' : mediaClass === 'Audio/Source' ? 'capture' : undefined;
+    const name = props['node.name'];
+    if (object.type !== 'PipeWire:Interface:Node' || !kind || typeof name !== 'string') continue;
+    const description = props['node.description'];
+    devices.push({ kind, name, description: typeof description === 'string' ? description : '', system: 'pipewire' });
+  }
+  return devices;
+}
+
+/** The sound server's devices: through pactl when a pulse server answers, else PipeWire's own dump. */
+export function serverDevices(): AudioDevice[] {
+  const fromPulse = pulseDevices();
+  return fromPulse.length ? fromPulse : pipewireDevices();
+}
+
 export function listDevices(): AudioDevice[] {
-  return [...alsaDevices('capture'), ...alsaDevices('playback'), ...pulseDevices()];
+  return [...alsaDevices('capture'), ...alsaDevices('playback'), ...serverDevices()];
 }

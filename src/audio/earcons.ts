@@ -4,7 +4,7 @@ import { PACKAGE_ROOT } from '../system/package-paths.js';
 import type { Logger } from '../system/logger.js';
 import { bufferOf, resample, samplesOf } from './pcm.js';
 import type { ClockedPlayer } from './player.js';
-import { readWavInfo } from './wav-header.js';
+import { readPcm16Mono } from './wav-header.js';
 
 export type EarconKind = 'listening' | 'thinking' | 'error';
 export const EARCON_DIR = join(PACKAGE_ROOT, 'assets', 'sounds');
@@ -22,11 +22,8 @@ export function loadEarcons(player: ClockedPlayer, logger: Logger, dir = EARCON_
     const path = join(dir, `${kind}.wav`);
     if (!existsSync(path)) continue;
     try {
-      const wav = readFileSync(path);
-      const info = readWavInfo(wav);
-      if (info.bitsPerSample !== 16 || info.channels !== 1) throw new Error('must be 16-bit mono');
-      const samples = samplesOf(wav.subarray(info.dataOffset, info.dataOffset + info.dataBytes));
-      sounds.set(kind, bufferOf(resample(samples, info.sampleRateHz, player.sampleRateHz)));
+      const { pcm, sampleRateHz } = readPcm16Mono(readFileSync(path));
+      sounds.set(kind, bufferOf(resample(samplesOf(pcm), sampleRateHz, player.sampleRateHz)));
     } catch (error) {
       logger.warn('earcon.unusable', { path, error: (error as Error).message });
     }

@@ -1,22 +1,24 @@
 import { createRequire } from 'node:module';
 import { abortError } from '../system/abort.js';
-import { runChild, spawnChild } from '../system/spawn.js';
+import { findOnPath } from '../system/find-on-path.js';
+import { spawnChild } from '../system/spawn.js';
 
 let cachedPath: string | undefined;
 
-/** The system's `ffmpeg` when on PATH (current codecs), else the static build from @ffmpeg-installer. */
+/** The system's `ffmpeg` when on PATH (current codecs), else the static build from @ffmpeg-installer if it was installed (an optional peer; a checkout has it for its tests). */
 export function ffmpegPath(): string {
   if (cachedPath) return cachedPath;
   const override = process.env.HARK_FFMPEG;
   if (override) return (cachedPath = override);
-  const probe = runChild('ffmpeg', ['-version'], { stdio: 'ignore' });
-  if (probe.status === 0) return (cachedPath = 'ffmpeg');
+  // A PATH lookup, not a trial run: `ffmpeg -version` costs a tenth of a second at every start.
+  const system = findOnPath('ffmpeg', process.env.PATH ?? '');
+  if (system) return (cachedPath = system);
   try {
     const require = createRequire(import.meta.url);
     const installer = require('@ffmpeg-installer/ffmpeg') as { path: string };
     return (cachedPath = installer.path);
   } catch {
-    throw new Error('ffmpeg not found: install it (apt-get install ffmpeg) or run npm install again');
+    throw new Error('ffmpeg not found: install it (sudo apt install ffmpeg)');
   }
 }
 
@@ -77,4 +79,38 @@ export function encodePcm(pcm: Buffer, sampleRateHz: number, format: keyof typeo
   const args = ENCODE_ARGS[format];
   if (!args) return Promise.reject(new Error(`cannot encode to ${format}`));
   return runFfmpeg(['-f', 's16le', '-ar', String(sampleRateHz), '-ac', '1', '-i', 'pipe:0', ...args, 'pipe:1'], pcm);
+}
+
+export interface AudioProbe {
+  /** The file has an audio stream ffmpeg can read. */
+  audio: boolean;
+  durationMs: number | undefined;
+  /** ffmpeg's last words when it found no audio. */
+  problem: string | undefined;
+}
+
+/** What ffmpeg says of a file before decoding it: whether it holds audio, and how long it is. */
+export function probeAudio(path: string): Promise<AudioProbe> {
+  return new Promise((resolve, reject) => {
+    const child = spawnChild(ffmpegPath(), ['-hide_banner', '-nostdin', '-i', path], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let text = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (text.length < 64_000) text += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', () => {
+      const duration = /Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)/.exec(text);
+      const durationMs = duration
+        ? Math.round((Number(duration[1]) * 3600 + Number(duration[2]) * 60 + Number(duration[3])) * 1000)
+        : undefined;
+      const audio = /Stream #.*: Audio:/.test(text);
+      const lines = text
+        .trim()
+        .split('\n')
+        .filter((line) => !/output file/i.test(line));
+      resolve({ audio, durationMs, problem: audio ? undefined : (lines.at(-1)?.trim() ?? 'no audio stream') });
+    });
+  });
 }

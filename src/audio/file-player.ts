@@ -1,8 +1,7 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { interval, type Subscription } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
 import { ClockedPlayer } from './player.js';
-import { wavHeader } from './wav-header.js';
+import { WavFileWriter } from './wav-file.js';
 
 /** How often played audio is moved from the queue to the file. */
 const CATCH_UP_MS = 20;
@@ -12,7 +11,7 @@ const CATCH_UP_MS = 20;
  * as the playback clock plays it, so a stop leaves out exactly what was never heard.
  */
 export class FilePlayer extends ClockedPlayer {
-  private readonly fd: number;
+  private readonly file: WavFileWriter;
   private queue: Buffer[] = [];
   private fileSamples = 0;
   private catchingUp: Subscription | undefined;
@@ -25,8 +24,7 @@ export class FilePlayer extends ClockedPlayer {
     time: Clock = realClock,
   ) {
     super(sampleRateHz, time, !realtime);
-    this.fd = openSync(path, 'w');
-    writeSync(this.fd, wavHeader(0, sampleRateHz));
+    this.file = new WavFileWriter(path, sampleRateHz);
   }
 
   protected output(pcm: Buffer): void {
@@ -45,14 +43,12 @@ export class FilePlayer extends ClockedPlayer {
   }
 
   close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    this.catchUp();
-    this.catchingUp?.unsubscribe();
-    this.closed = true;
-    const header = wavHeader(this.fileSamples * 2, this.sampleRateHz);
-    writeSync(this.fd, header, 0, header.length, 0);
-    closeSync(this.fd);
-    return Promise.resolve();
+    if (!this.closed) {
+      this.catchUp();
+      this.catchingUp?.unsubscribe();
+      this.closed = true;
+    }
+    return this.file.close();
   }
 
   /** Moves what the clock has played from the queue to the file. */
@@ -73,7 +69,7 @@ export class FilePlayer extends ClockedPlayer {
   }
 
   private append(pcm: Buffer): void {
-    writeSync(this.fd, pcm);
+    this.file.write(pcm);
     this.fileSamples += pcm.length / 2;
   }
 }

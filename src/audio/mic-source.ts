@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { Observable, retry, timer } from 'rxjs';
+import { Observable, retry, timer, type Subscription } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../system/logger.js';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
@@ -18,6 +18,20 @@ export interface MicOptions {
   time?: Clock;
   /** Starts a recording: node-record-lpcm16 unless a test stands in. */
   record?: (options: Record<string, unknown>) => Recording;
+  /** Reopen a failed microphone (the daemon); false raises the first failure (a one-off check). */
+  reopen?: boolean;
+}
+
+/** The microphone failed; `recorderSaid` holds the recorder's last lines on stderr, its own words for why. */
+export class MicError extends Error {
+  override readonly name = 'MicError';
+  constructor(
+    message: string,
+    readonly recorderSaid: string | undefined,
+    cause?: unknown,
+  ) {
+    super(recorderSaid ? `${message}: ${recorderSaid}` : message, { cause });
+  }
 }
 
 export interface Recording {
@@ -40,6 +54,26 @@ export function recorderDefinition(recorder: MicOptions['recorder']): string {
 
 /** The first wait before reopening a failed microphone; each further failure doubles it. */
 const FIRST_RETRY_MS = 250;
+/** How long a recorder that closed its output may take to exit before hark stops waiting for its last words. */
+const CLOSE_GRACE_MS = 500;
+const LAST_LINES = 3;
+
+/** Keeps the last lines a recorder wrote to stderr. */
+function lastWords(child: ChildProcess): { text(): string | undefined } {
+  let tail = '';
+  child.stderr?.on('data', (chunk: Buffer | string) => {
+    tail = (tail + chunk.toString()).slice(-2000);
+  });
+  return {
+    text: () => {
+      const lines = tail
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean);
+      return lines.length ? lines.slice(-LAST_LINES).join(' | ') : undefined;
+    },
+  };
+}
 
 function lpcm16Record(options: Record<string, unknown>): Recording {
   const recorder = createRequire(import.meta.url)('node-record-lpcm16') as RecordModule;
@@ -66,17 +100,28 @@ export function micSource(options: MicOptions): Observable<Buffer> {
       env: childEnvironment(),
       ...(options.device ? { device: options.device } : {}),
     });
+    const said = lastWords(recording.process);
     const fail = (reason: unknown): void => {
       // The library emits its errors as strings.
-      subscriber.error(reason instanceof Error ? reason : new Error(String(reason).split('\n')[0]));
+      const message = reason instanceof Error ? reason.message : (String(reason).split('\n')[0] ?? '');
+      subscriber.error(new MicError(message, said.text(), reason));
     };
     recording.process.on('error', fail);
     const stream = recording.stream();
     stream.on('data', (chunk: Buffer) => subscriber.next(chunk));
     stream.on('error', fail);
-    stream.on('end', () => fail(new Error(`${options.recorder} stopped delivering audio`)));
+    let grace: Subscription | undefined;
+    const closed = (): void => fail(new Error(`${options.recorder} stopped delivering audio`));
+    stream.on('end', () => {
+      if (!recording.process.stderr || recording.process.exitCode !== null) return closed();
+      // Its last words ("Device or resource busy") may still be in the pipe: all are in once it has closed.
+      recording.process.once('close', closed);
+      grace = time.scheduler.schedule(closed, CLOSE_GRACE_MS);
+    });
     options.logger.info('mic.open', { recorder: options.recorder, device: options.device ?? 'default' });
     return () => {
+      grace?.unsubscribe();
+      recording.process.removeListener('close', closed);
       stream.removeAllListeners('end');
       stream.removeAllListeners('data');
       recording.process.removeAllListeners('error');
@@ -84,12 +129,19 @@ export function micSource(options: MicOptions): Observable<Buffer> {
       if (recording.process.exitCode === null) recording.stop();
     };
   });
+  if (options.reopen === false) return open;
   return open.pipe(
     retry({
       resetOnSuccess: true,
       delay: (error: Error, attempt) => {
         const delayMs = Math.min(options.retryMaxMs, FIRST_RETRY_MS * 2 ** (attempt - 1));
-        options.logger.warn('mic.failed', { error: error.message, attempt, reopenInMs: delayMs });
+        const recorderSaid = error instanceof MicError ? error.recorderSaid : undefined;
+        options.logger.warn('mic.failed', {
+          error: error.message,
+          ...(recorderSaid ? { recorderSaid } : {}),
+          attempt,
+          reopenInMs: delayMs,
+        });
         return timer(delayMs, time.scheduler);
       },
     }),

@@ -21,6 +21,8 @@ export abstract class ClockedPlayer {
   /** What was written and not yet played, by where it starts on the timeline: what a pause keeps. */
   private unplayed: { start: number; pcm: Buffer }[] = [];
   private readonly listeners: PlaybackListener[] = [];
+  /** Why playback last failed (a player that could not start, exited with an error, or died), if it did. */
+  lastFailure: string | undefined;
 
   constructor(
     readonly sampleRateHz: number,

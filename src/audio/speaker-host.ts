@@ -11,7 +11,28 @@ type SpeakerClass = new (options: Record<string, unknown>) => Writable & { close
 
 const sampleRate = Number(process.argv[2] ?? 24000);
 const device = process.argv[3] || undefined;
-const Speaker = createRequire(import.meta.url)('speaker') as SpeakerClass;
+/** Exit status of a host whose `speaker` module cannot be loaded: no retry will help. */
+const NO_MODULE = 3;
+
+/** The module, or (when it cannot load) a promise that never settles while the parent is told why and the host exits. */
+function loadSpeaker(): Promise<SpeakerClass> {
+  try {
+    // A test may name a stand-in module; hark itself always loads the installed `speaker`.
+    return Promise.resolve(createRequire(import.meta.url)(process.argv[4] || 'speaker') as SpeakerClass);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const message =
+      code === 'MODULE_NOT_FOUND'
+        ? 'the speaker module is not installed'
+        : `the speaker module does not load: ${(error as Error).message.split('\n')[0]}`;
+    process.stderr.write(`${message}\n`);
+    if (process.send) process.send({ type: 'unavailable', message }, () => process.exit(NO_MODULE));
+    else process.exit(NO_MODULE);
+    return new Promise(() => undefined);
+  }
+}
+
+const Speaker = await loadSpeaker();
 
 let epoch = 0;
 let speaker = open();

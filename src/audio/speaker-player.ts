@@ -1,10 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { realClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../system/logger.js';
 import { forkChild } from '../system/spawn.js';
-import { endAndWait } from './child-process.js';
+import { endAndWait, lastWords } from './child-process.js';
 import { ClockedPlayer } from './player.js';
 
 /** A host that dies within this long of starting counts as failing again; restarts back off from 0.5 s to 30 s. */
@@ -15,6 +16,27 @@ const MAX_BACKOFF_MS = 30_000;
 const DRAIN_GRACE_MS = 800;
 
 export const SPEAKER_HOST = join(PACKAGE_ROOT, 'dist', 'audio', 'speaker-host.js');
+/** The host's exit status when the `speaker` module cannot be loaded at all. */
+export const SPEAKER_UNAVAILABLE = 3;
+export const SPEAKER_INSTALL_HINT =
+  'install it where it builds (x86-64, 32-bit ARM: sudo apt install libasound2-dev build-essential python3; sudo npm install -g speaker), or set audio.player: auto';
+
+/** Whether the host will find a `speaker` module (resolved only: loading it opens ALSA). */
+export function speakerInstalled(): boolean {
+  try {
+    createRequire(SPEAKER_HOST).resolve('speaker');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One line saying why a speaker host died, from its exit and its stderr. */
+export function speakerDeath(code: number | null, signal: NodeJS.Signals | null, stderr: string): string {
+  const words = lastWords(stderr);
+  if (signal === 'SIGABRT') return `no usable audio output device${words ? ` (${words})` : ''}`;
+  return `the speaker host exited with ${code ?? signal}${words ? `: ${words}` : ''}`;
+}
 
 /**
  * Plays through the `speaker` package hosted in a child process. If the host dies (no
@@ -26,12 +48,16 @@ export class SpeakerPlayer extends ClockedPlayer {
   private epoch = 0;
   private failures = 0;
   private retryAfterMs = 0;
+  /** Set when the module cannot load: no new host is started, and the reason was logged once. */
+  private unavailable = false;
 
   constructor(
     sampleRateHz: number,
     private readonly device: string | null,
     private readonly logger: Logger,
     time: Clock = realClock,
+    /** A stand-in for the `speaker` module (tests). */
+    private readonly module?: string,
   ) {
     super(sampleRateHz, time);
   }
@@ -58,8 +84,8 @@ export class SpeakerPlayer extends ClockedPlayer {
   }
 
   private start(): ChildProcess | undefined {
-    if (this.time.now() < this.retryAfterMs) return undefined;
-    const args = [String(this.sampleRateHz), this.device ?? ''];
+    if (this.unavailable || this.time.now() < this.retryAfterMs) return undefined;
+    const args = [String(this.sampleRateHz), this.device ?? '', ...(this.module ? [this.module] : [])];
     const host = forkChild(SPEAKER_HOST, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'], execArgv: [] });
     const startedAt = this.time.now();
     let stderr = '';
@@ -72,16 +98,21 @@ export class SpeakerPlayer extends ClockedPlayer {
     host.on('exit', (code, signal) => {
       if (this.host === host) this.host = undefined;
       if (code === 0 || signal === 'SIGKILL') return;
+      if (code === SPEAKER_UNAVAILABLE) {
+        this.unavailable = true;
+        this.lastFailure = lastWords(stderr) || 'the speaker module is not installed';
+        this.logger.error('player.unavailable', {
+          player: 'speaker',
+          error: this.lastFailure,
+          fix: SPEAKER_INSTALL_HINT,
+        });
+        return;
+      }
       this.failures = this.time.now() - startedAt < QUICK_DEATH_MS ? this.failures + 1 : 1;
       const backoffMs = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.failures - 1));
       this.retryAfterMs = this.time.now() + backoffMs;
-      this.logger.error('player.host_exited', {
-        code,
-        signal,
-        hint: signal === 'SIGABRT' ? 'no usable audio output device (see `hark devices`)' : undefined,
-        stderr: stderr.trim().split('\n').slice(-3).join(' | '),
-        retryInMs: backoffMs,
-      });
+      this.lastFailure = speakerDeath(code, signal, stderr);
+      this.logger.error('player.host_exited', { code, signal, error: this.lastFailure, retryInMs: backoffMs });
     });
     this.host = host;
     return host;

@@ -1,9 +1,19 @@
 import { bufferOf } from './pcm.js';
 
-/** Reads what a WAV file says about itself, without decoding the samples. */
+/**
+ * hark's WAV reading, and its in-memory WAV writing. Files are written with the `wav` package
+ * (audio/wav-file.ts). Reading stays here because `wav`'s Reader cannot serve it: it stops with
+ * an error when any chunk comes before `fmt ` (JUNK, bext), loses every sample after an
+ * odd-sized chunk (it skips no pad byte; a 5-byte LIST chunk gave 0 bytes of audio and no
+ * error), and reports WAVE_FORMAT_EXTENSIBLE without its subformat, so float reads as PCM. The
+ * parser is also synchronous and pure, which the request checks in contract/ and the utterance
+ * WAVs of the pipeline need; `wav` is a stream.
+ */
 export interface WavInfo {
-  /** 1 = integer PCM, 3 = float, 0xfffe = extensible. */
+  /** 1 = integer PCM, 3 = float; WAVE_FORMAT_EXTENSIBLE is resolved to its subformat. */
   audioFormat: number;
+  /** The fmt chunk said WAVE_FORMAT_EXTENSIBLE (0xfffe). */
+  extensible: boolean;
   channels: number;
   sampleRateHz: number;
   bitsPerSample: number;
@@ -13,11 +23,14 @@ export interface WavInfo {
   durationMs: number;
 }
 
+const WAVE_FORMAT_PCM = 1;
+const WAVE_FORMAT_EXTENSIBLE = 0xfffe;
+
 export function isWav(bytes: Uint8Array): boolean {
   return bytes.length >= 12 && ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 12) === 'WAVE';
 }
 
-/** Parses the RIFF chunks; throws a readable error for anything that is not a usable WAV. */
+/** Parses the RIFF chunks in any order (padding odd sizes); throws a readable error for anything that is not a usable WAV. */
 export function readWavInfo(bytes: Uint8Array): WavInfo {
   if (!isWav(bytes)) throw new Error('not a WAV file (no RIFF/WAVE header)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -29,8 +42,14 @@ export function readWavInfo(bytes: Uint8Array): WavInfo {
     const body = offset + 8;
     if (id === 'fmt ') {
       if (size < 16 || body + 16 > bytes.length) throw new Error('WAV fmt chunk is truncated');
+      const tag = view.getUint16(body, true);
+      const extensible = tag === WAVE_FORMAT_EXTENSIBLE;
+      // WAVEFORMATEXTENSIBLE: the real format is the first two bytes of the SubFormat GUID at +24.
+      if (extensible && (size < 40 || body + 26 > bytes.length))
+        throw new Error('WAV extensible fmt chunk is truncated');
       fmt = {
-        audioFormat: view.getUint16(body, true),
+        audioFormat: extensible ? view.getUint16(body + 24, true) : tag,
+        extensible,
         channels: view.getUint16(body + 2, true),
         sampleRateHz: view.getUint32(body + 4, true),
         bitsPerSample: view.getUint16(body + 14, true),
@@ -49,7 +68,28 @@ export function readWavInfo(bytes: Uint8Array): WavInfo {
   throw new Error('WAV file has no data chunk');
 }
 
-/** A 44-byte header for 16-bit little-endian PCM. */
+/** The samples of a 16-bit integer PCM mono WAV (hark's own format); anything else is refused with what it is. */
+export function readPcm16Mono(bytes: Uint8Array): { pcm: Buffer; sampleRateHz: number } {
+  const info = readWavInfo(bytes);
+  if (info.audioFormat !== WAVE_FORMAT_PCM || info.bitsPerSample !== 16 || info.channels !== 1) {
+    const kind =
+      info.audioFormat === 3
+        ? 'float'
+        : info.audioFormat === WAVE_FORMAT_PCM
+          ? 'integer'
+          : `format ${info.audioFormat}`;
+    throw new Error(
+      `must be 16-bit integer PCM mono (it is ${info.bitsPerSample}-bit ${kind}, ${info.channels} channel(s))`,
+    );
+  }
+  const pcm = Buffer.from(bytes.buffer, bytes.byteOffset + info.dataOffset, info.dataBytes - (info.dataBytes % 2));
+  return { pcm, sampleRateHz: info.sampleRateHz };
+}
+
+/**
+ * A 44-byte header for 16-bit little-endian PCM, for WAVs built in memory (an utterance for
+ * transcription, a reference clip for a data URL): synchronous, where `wav`'s Writer is a stream.
+ */
 export function wavHeader(dataBytes: number, sampleRateHz: number, channels = 1, bitsPerSample = 16): Buffer {
   const header = Buffer.alloc(44);
   const blockAlign = channels * (bitsPerSample / 8);
@@ -73,7 +113,7 @@ function ascii(bytes: Uint8Array, start: number, end: number): string {
   return String.fromCharCode(...bytes.subarray(start, end));
 }
 
-/** 16-bit mono samples as a complete WAV file. */
+/** 16-bit mono samples as a complete WAV file, in memory. */
 export function pcmToWav(samples: Int16Array, sampleRateHz: number): Buffer {
   const pcm = bufferOf(samples);
   return Buffer.concat([wavHeader(pcm.length, sampleRateHz), pcm]);

@@ -4,6 +4,7 @@ import { buildChatRequest, buildMessagesRequest, type Attachment } from '../dial
 import { type Message } from '../dialog/conversation.js';
 import { streamReply } from '../app/stream-reply.js';
 import { withContext, type GlobalOptions } from './context.js';
+import { StreamRedactor, redact } from '../system/secrets.js';
 
 interface ChatOptions {
   api?: 'chat' | 'messages';
@@ -73,17 +74,22 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
             settings.service.api === 'messages'
               ? await service.messages.create(buildMessagesRequest(chat, history, attachments))
               : await service.chat.create(buildChatRequest(chat, history, attachments));
-          if (options.showReasoning && reply.reasoning) process.stderr.write(`${reply.reasoning}\n`);
-          process.stdout.write(`${reply.text}\n`);
+          if (options.showReasoning && reply.reasoning) process.stderr.write(`${redact(reply.reasoning)}\n`);
+          process.stdout.write(`${redact(reply.text)}\n`);
           return;
         }
+        // A reply that repeats the key (a server echoing it) is scrubbed too, even split across deltas.
+        const text = new StreamRedactor();
+        const reasoning = new StreamRedactor();
         for await (const event of streamReply(service, settings, history, undefined, attachments)) {
-          if (event.type === 'text') process.stdout.write(event.text);
-          else if (event.type === 'reasoning' && options.showReasoning) process.stderr.write(event.text);
+          if (event.type === 'text') process.stdout.write(text.push(event.text));
+          else if (event.type === 'reasoning' && options.showReasoning)
+            process.stderr.write(reasoning.push(event.text));
           else if (event.type === 'tool_call')
-            process.stderr.write(`\n[tool call] ${event.call.name} ${event.call.arguments}\n`);
+            process.stderr.write(redact(`\n[tool call] ${event.call.name} ${event.call.arguments}\n`));
         }
-        process.stdout.write('\n');
+        if (options.showReasoning) process.stderr.write(reasoning.end());
+        process.stdout.write(`${text.end()}\n`);
       });
     });
 }

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import YAML from 'yaml';
 import { envTable } from '../config/env.js';
-import { loadConfig } from '../config/load.js';
-import { maskSecret } from '../system/secrets.js';
+import { loadConfig, maskUrlPassword } from '../config/load.js';
+import { maskSecret, redact } from '../system/secrets.js';
 import { configuredReference } from '../app/configured-voice.js';
 import { commandLogger, type GlobalOptions } from './context.js';
 
@@ -29,6 +29,10 @@ export function registerConfig(program: Command, globals: () => GlobalOptions): 
       }
       const loaded = loadConfig({ configPath: globals().config });
       process.stdout.write(`# read: ${loaded.sources.join(' <- ')}\n# API key: ${maskSecret(loaded.apiKey)}\n`);
-      process.stdout.write(YAML.stringify(loaded.config, { lineWidth: 0 }));
+      const shown = {
+        ...loaded.config,
+        service: { ...loaded.config.service, baseUrl: maskUrlPassword(loaded.config.service.baseUrl) },
+      };
+      process.stdout.write(redact(YAML.stringify(shown, { lineWidth: 0 })));
     });
 }

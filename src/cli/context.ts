@@ -2,11 +2,12 @@ import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
 import { createService, type Service } from '../service/index.js';
 import type { SimServer } from '../sim/server.js';
-import { createLogger, type Logger, type LogLevel } from '../system/logger.js';
+import { createLogger, resolveLogFormat, type Logger, type LogLevel } from '../system/logger.js';
 
 export interface GlobalOptions {
   config?: string;
   logLevel?: LogLevel;
+  logFormat?: 'json' | 'pretty' | 'auto';
   sim?: boolean;
 }
 
@@ -27,9 +28,12 @@ export function commandLogger(
   stream: 'stdout' | 'stderr',
 ): Logger {
   const out = stream === 'stdout' ? process.stdout : process.stderr;
+  const format = resolveLogFormat(options.logFormat ?? config?.log.format ?? 'auto', out);
   return createLogger({
     level: options.logLevel ?? (stream === 'stderr' ? 'warn' : (config?.log.level ?? 'info')),
     write: (line) => out.write(line),
+    format,
+    colors: format === 'pretty' && out.isTTY === true && !process.env.NO_COLOR,
     syslogPrefix: stream === 'stdout' && process.env.JOURNAL_STREAM !== undefined,
   });
 }

@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { readWavInfo } from '../audio/wav-header.js';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
-import { turnLatencies } from '../dialog/turn.js';
+import { turnLatencies, type Turn } from '../dialog/turn.js';
+import type { AssistantEvent } from '../pipeline/events.js';
 import { startVoiceLoop } from '../app/voice-loop.js';
 import { withContext, type GlobalOptions } from './context.js';
 
@@ -13,6 +15,78 @@ interface DemoOptions {
   output: string;
 }
 
+/** What the demo is doing, one line per step, so the wait is never silent. */
+export class DemoProgress {
+  private lastSpeech = -1;
+  private ticking: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly output: string,
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+  ) {}
+
+  say(line: string): void {
+    this.stopTicking();
+    this.stream.write(`hark demo: ${line}\n`);
+  }
+
+  on(event: AssistantEvent): void {
+    switch (event.type) {
+      case 'speech':
+        if (event.id === this.lastSpeech) return;
+        this.lastSpeech = event.id;
+        return this.say(`you are speaking (from ${(event.onsetMs / 1000).toFixed(1)} s into the recording) ...`);
+      case 'utterance':
+        if (!event.utterance.final) return;
+        return this.say(
+          `you stopped: ${(event.utterance.samples.length / event.utterance.sampleRateHz).toFixed(1)} s of speech, transcribing ...`,
+        );
+      case 'query':
+        return this.say(`heard "${event.query.text}", waiting for the reply ...`);
+      case 'state':
+        if (event.state === 'speaking') this.speaking();
+        return;
+      case 'turn':
+        return this.stopTicking();
+      default:
+        return;
+    }
+  }
+
+  /** The reply is written in real time, as a speaker would play it: on a terminal, a clock shows it going. */
+  private speaking(): void {
+    const line = `hark is speaking, in real time, into ${basename(this.output)}`;
+    if (!this.stream.isTTY) return this.say(`${line} ...`);
+    this.stopTicking();
+    const started = Date.now();
+    const tick = (): void => {
+      this.stream.write(`\rhark demo: ${line} ... ${Math.round((Date.now() - started) / 1000)} s`);
+    };
+    tick();
+    this.ticking = setInterval(tick, 1000);
+  }
+
+  private stopTicking(): void {
+    if (!this.ticking) return;
+    clearInterval(this.ticking);
+    this.ticking = undefined;
+    this.stream.write('\n');
+  }
+}
+
+function describeTurn(turn: Turn): string {
+  const latency = Object.entries(turnLatencies(turn))
+    .map(([step, ms]) => `${step} ${ms} ms`)
+    .join(', ');
+  return (
+    `\nyou said:   ${turn.query.text}\n` +
+    `hark said:  ${turn.reply}\n` +
+    `${turn.failed ? `error:      ${turn.failed.message}\n` : ''}` +
+    `tokens:     ${turn.usage ? `${turn.usage.inputTokens} in, ${turn.usage.outputTokens} out` : 'n/a'}\n` +
+    `from the end of your speech: ${latency}\n`
+  );
+}
+
 export function registerDemo(program: Command, globals: () => GlobalOptions): void {
   program
     .command('demo')
@@ -20,24 +94,20 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
     .option('-o, --output <file>', 'where to write the spoken reply', 'hark-demo-reply.wav')
     .action(async (options: DemoOptions) => {
       const output = resolve(options.output);
+      const progress = new DemoProgress(output);
+      progress.say('starting the stand-in service ...');
       await withContext({ ...globals(), sim: true }, 'stderr', async ({ config, service, logger, sim }) => {
         // The stand-in cannot understand speech: it is told what the bundled recording says.
         sim?.script.transcript(readFileSync(DEMO_TRANSCRIPT, 'utf8').trim());
-        process.stdout.write(`hark demo: listening to ${DEMO_INPUT} (in real time) ...\n`);
-        const loop = await startVoiceLoop(config, service, logger, { input: DEMO_INPUT, output });
+        progress.say('loading the voice activity detector ...');
+        // The bundled recording asks its question without a wake word.
+        const awake = { ...config, wake: { ...config.wake, engine: 'none' as const } };
+        const loop = await startVoiceLoop(awake, service, logger, { input: DEMO_INPUT, output });
+        const seconds = (readWavInfo(readFileSync(DEMO_INPUT)).durationMs / 1000).toFixed(1);
+        progress.say(`listening to ${basename(DEMO_INPUT)} (${seconds} s, in real time) ...`);
         loop.events.subscribe((event) => {
-          if (event.type !== 'turn') return;
-          const turn = event.turn;
-          const latency = Object.entries(turnLatencies(turn))
-            .map(([step, ms]) => `${step} ${ms} ms`)
-            .join(', ');
-          process.stdout.write(
-            `\nyou said:   ${turn.query.text}\n` +
-              `hark said:  ${turn.reply}\n` +
-              `${turn.failed ? `error:      ${turn.failed.message}\n` : ''}` +
-              `tokens:     ${turn.usage ? `${turn.usage.inputTokens} in, ${turn.usage.outputTokens} out` : 'n/a'}\n` +
-              `from the end of your speech: ${latency}\n`,
-          );
+          progress.on(event);
+          if (event.type === 'turn') process.stdout.write(describeTurn(event.turn));
         });
         await loop.done;
         await loop.stop();

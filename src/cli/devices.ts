@@ -22,8 +22,9 @@ export function registerDevices(program: Command): void {
         }
       }
       process.stdout.write(
-        '\nALSA names work with audio.recorder: arecord and audio.player: speaker; sound-server names with\n' +
-          'audio.recorder: sox (AUDIODRIVER=pulseaudio) and audio.playerCommand: pacat --device=NAME ...\n',
+        '\nALSA names (plughw:...) play through aplay and record through arecord. Sink names (pipewire,\n' +
+          'pulse) play through pw-play or pacat (audio.player: auto); source names record through\n' +
+          'audio.recorder: sox with its PulseAudio driver (libsox-fmt-pulse). A system service reaches only ALSA names.\n',
       );
     });
 }

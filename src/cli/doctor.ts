@@ -1,17 +1,50 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { join } from 'node:path';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
-import { runDoctor, type CheckResult } from '../app/doctor.js';
+import type { CheckResult } from '../app/doctor.js';
 import { silentLogger } from '../system/logger.js';
-import { connectService, type GlobalOptions } from './context.js';
+import { PACKAGE_ROOT } from '../system/package-paths.js';
+import { UsageError, connectService, type GlobalOptions } from './context.js';
 
-const MARK: Record<CheckResult['status'], string> = { ok: 'ok  ', fail: 'FAIL', skip: 'skip' };
+const MARK: Record<CheckResult['status'], string> = { ok: 'ok  ', note: 'note', fail: 'FAIL', skip: 'skip' };
+/** This very hark (the bundle, or the compiled modules in a checkout), to run again as the service's user. */
+const HARK_MAIN = process.argv[1] ?? join(PACKAGE_ROOT, 'dist', 'bin', 'hark.js');
+
+interface DoctorOptions {
+  asService?: boolean;
+  /** Where the unit's files are (tests); /etc/hark. */
+  serviceEtc?: string;
+  /** Set by --as-service for the run it starts as the service's user. */
+  inService?: boolean;
+}
 
 export function registerDoctor(program: Command, globals: () => GlobalOptions): void {
   program
     .command('doctor')
     .description('check everything hark needs, with a fix for each failure; exit 1 if anything fails')
-    .action(async () => {
+    .option('--as-service', 'run the checks as hark.service runs: an unprivileged user in the audio group (needs root)')
+    .addOption(new Option('--in-service').hideHelp())
+    .addOption(new Option('--service-etc <dir>').hideHelp())
+    .action(async (options: DoctorOptions) => {
+      if (options.asService) {
+        if (process.getuid?.() !== 0) {
+          throw new UsageError(
+            '--as-service switches to the service’s user: run it as root (sudo hark doctor --as-service)',
+          );
+        }
+        process.stdout.write(
+          'checking as hark.service runs: an unprivileged user (nobody) in the audio group, /etc/hark as the unit reads it\n',
+        );
+        const sim = globals().sim ? ['--sim'] : [];
+        const { defaultServiceSetting, runAsServiceUser } = await import('../app/service-user.js');
+        const setting = defaultServiceSetting();
+        process.exitCode = await runAsServiceUser(HARK_MAIN, [...sim, 'doctor', '--in-service'], {
+          ...setting,
+          etcDir: options.serviceEtc ?? setting.etcDir,
+        });
+        return;
+      }
       let loaded: LoadedConfig | undefined;
       let configError: Error | undefined;
       try {
@@ -22,11 +55,13 @@ export function registerDoctor(program: Command, globals: () => GlobalOptions): 
       }
       const connection = loaded ? await connectService(loaded, globals().sim === true, silentLogger) : undefined;
       try {
+        const { runDoctor } = await import('../app/doctor.js');
         const results = await runDoctor({
           loaded,
           configError,
           service: connection?.service,
           hasKey: connection?.hasKey ?? false,
+          inService: options.inService === true,
         });
         const width = Math.max(...results.map((r) => r.check.length));
         for (const r of results) {

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/errors.js';
 import { ServiceError } from '../service/errors.js';
@@ -25,9 +24,21 @@ const program = new Command('hark')
   .version('0.1.0')
   .option('-c, --config <file>', 'config file (default: $XDG_CONFIG_HOME/hark/config.yaml, else /etc/hark/config.yaml)')
   .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']))
+  .addOption(
+    new Option('--log-format <format>', 'json lines, readable lines, or auto (readable on a terminal)').choices([
+      'json',
+      'pretty',
+      'auto',
+    ]),
+  )
   .option('--sim', 'use a built-in stand-in service on loopback instead of the configured one')
   .showHelpAfterError()
   .exitOverride();
+
+// onnxruntime (Silero VAD, the wake word) otherwise writes a device ID under $HOME/.cache (and
+// warns at every start where it cannot, as under systemd) and sets up telemetry uploads. It reads
+// this when it loads, which is always later: it is imported on demand.
+process.env.ORT_DISABLE_TELEMETRY ??= '1';
 
 // Output piped into `head` and the like: a closed pipe is the reader's choice, not a failure.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -66,7 +77,9 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
-    process.exitCode = error.exitCode;
+    // Help and version exit 0; every other complaint of commander's (unknown command or
+    // option, a missing argument or -o) is a mistake in how hark was called.
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else if (isAbortError(error)) {
     process.exitCode = 130;
   } else {

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { wavHeader } from '../audio/wav-header.js';
+import { writeWavFile } from '../audio/wav-file.js';
 import type { HarkConfig } from '../config/schema.js';
 import { LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
 import { configuredReference, speechRequest } from '../app/configured-voice.js';
+import { writeWhole } from '../system/whole-file.js';
 import { UsageError, parseNumber, withContext, type GlobalOptions } from './context.js';
 
 interface SayOptions {
@@ -50,17 +51,18 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
         const clone = options.voice ? undefined : await configuredReference(config, logger);
         const request = speechRequest(words.join(' '), speech, clone?.reference);
         const sampleRateHz = request.sample_rate ?? LIMITS.speech.defaultSampleRateHz;
+        // Either way the file appears under its name only when complete: a failure never leaves a cut or wrong file.
         if (extension === '.wav') {
-          const chunks: Buffer[] = [];
-          for await (const event of service.speech.streamSse({ ...request, response_format: 'pcm' })) {
-            if (event.type === 'audio') chunks.push(event.audio);
-          }
-          const pcm = Buffer.concat(chunks);
-          await writeFile(options.output, Buffer.concat([wavHeader(pcm.length, sampleRateHz), pcm]));
-          logger.info('say.written', { file: options.output, seconds: pcm.length / 2 / sampleRateHz });
+          const stream = service.speech.streamSse({ ...request, response_format: 'pcm' });
+          const pcm = (async function* () {
+            for await (const event of stream) if (event.type === 'audio') yield event.audio;
+          })();
+          const bytes = await writeWavFile(options.output, sampleRateHz, pcm);
+          logger.info('say.written', { file: options.output, seconds: bytes / 2 / sampleRateHz });
         } else {
+          // The client refuses a response whose Content-Type is not the requested format (a web page, say).
           const { audio } = await service.speech.synthesize({ ...request, response_format: FORMATS[extension] });
-          await writeFile(options.output, audio);
+          await writeWhole(options.output, (partial) => writeFile(partial, audio));
         }
         process.stderr.write(`wrote ${options.output}\n`);
       });

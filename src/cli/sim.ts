@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { startSim } from '../sim/server.js';
 import type { Fault, ReplyScript } from '../sim/script.js';
 import { commandLogger, parseNumber, UsageError, type GlobalOptions } from './context.js';
 
@@ -15,6 +14,7 @@ interface SimCliOptions {
   ttsFirstByteMs?: number;
   voice: 'auto' | 'espeak' | 'synthetic';
   script?: string;
+  key?: string;
 }
 
 interface ScriptFile {
@@ -40,17 +40,19 @@ export function registerSim(program: Command, globals: () => GlobalOptions): voi
     )
     .option('--voice <engine>', 'auto, espeak or synthetic', 'auto')
     .option('--script <file>', 'YAML/JSON with replies, transcripts and faults to play in order')
+    .option('--key <key>', 'the key clients must send (default: a new random one, printed)')
     .action(async (options: SimCliOptions) => {
       if (options.edition !== 'A' && options.edition !== 'B') throw new UsageError('--edition must be A or B');
       const logger = commandLogger(globals(), undefined, 'stderr');
+      const { startSim } = await import('../sim/server.js');
       const sim = await startSim({
         host: options.host,
         port: options.port,
         edition: options.edition,
         messagesPrefix: options.prefix,
         voice: options.voice,
-        // A daemon started with the same environment can talk to it without further setup.
-        ...(process.env.HARK_API_KEY ? { apiKey: process.env.HARK_API_KEY } : {}),
+        // Never the user's HARK_API_KEY: the stand-in makes its own key, or takes the one given.
+        ...(options.key ? { apiKey: options.key } : {}),
         timing: {
           ...(options.ttftMs === undefined ? {} : { ttftMs: options.ttftMs }),
           ...(options.tokensPerSecond === undefined ? {} : { tokensPerSecond: options.tokensPerSecond }),
@@ -65,9 +67,11 @@ export function registerSim(program: Command, globals: () => GlobalOptions): voi
           .transcript(...(script.transcripts ?? []))
           .fault(...(script.faults ?? []));
       }
+      // A key it did not make is never printed: it may be one the user uses elsewhere.
+      const key = options.key ? '(the one given with --key)' : sim.apiKey;
       process.stdout.write(
         `hark stand-in service listening on ${sim.url} (edition ${options.edition}, voice ${sim.voiceEngine})\n` +
-          `  key: ${sim.apiKey}\n` +
+          `  key: ${key}\n` +
           `  try: HARK_SERVICE_BASE_URL=${sim.url} HARK_API_KEY=<key above> hark chat "hello"\n`,
       );
       await new Promise<void>((resolve) => {

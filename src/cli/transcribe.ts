@@ -1,14 +1,21 @@
 import type { Command } from 'commander';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { basename, extname } from 'node:path';
-import { decodeFileToPcm } from '../audio/ffmpeg.js';
-import { samplesOf } from '../audio/pcm.js';
-import { type CommandContext, withContext, type GlobalOptions } from './context.js';
+import { decodeStream } from '../audio/decode-stream.js';
+import { probeAudio } from '../audio/ffmpeg.js';
+import { UsageError, type CommandContext, withContext, type GlobalOptions } from './context.js';
 import { audioDurationMs } from '../contract/rules/transcription.js';
 import { LIMITS } from '../contract/limits.js';
-import { transcribeLong } from '../listen/transcribe-long.js';
+import { cutAsItArrives } from '../listen/long-audio.js';
+import { clockTime, transcribeChunks, type LongTranscript } from '../listen/transcribe-long.js';
+import { redact } from '../system/secrets.js';
+import { transcribeProgress } from './progress.js';
 
 const RATE_HZ = 16000;
+/** Files longer than this get a progress line on a terminal. */
+const PROGRESS_FROM_MS = 30_000;
 
 interface TranscribeOptions {
   language?: string;
@@ -17,38 +24,83 @@ interface TranscribeOptions {
 }
 
 /**
- * A WAV or MP3 within the limits is sent as it is; anything else is converted with ffmpeg
- * and, when longer than 30 s, cut at quiet points and sent in chunks.
+ * A WAV or MP3 within the limits is sent as it is; anything else is decoded by ffmpeg as it is
+ * read and, when longer than 30 s, cut at quiet points into chunks sent one after another.
+ * Memory stays flat however long the file; a chunk that fails leaves a marked gap.
  */
-export async function transcribeFile(ctx: CommandContext, path: string, options: TranscribeOptions = {}) {
+export async function transcribeFile(
+  ctx: CommandContext,
+  path: string,
+  options: TranscribeOptions = {},
+): Promise<LongTranscript> {
   const language = options.language ?? ctx.config.transcription.language ?? undefined;
   const model = ctx.config.transcription.model;
+  const info = await audioFileStats(path);
   const extension = extname(path).toLowerCase();
-  const bytes = await readFile(path);
-  const direct =
-    (extension === '.wav' || extension === '.mp3') &&
-    bytes.length <= LIMITS.transcription.fileMaxBytes &&
-    (audioDurationMs(extension, bytes) ?? Infinity) <= LIMITS.transcription.fileMaxDurationMs;
-  if (direct) {
-    const result = await ctx.service.transcription.transcribe({
-      file: { name: basename(path), bytes },
-      model,
-      ...(language ? { language } : {}),
-      ...(options.prompt ? { prompt: options.prompt } : {}),
-    });
-    return { text: result.text, parts: [result.text] };
+  if ((extension === '.wav' || extension === '.mp3') && info.size <= LIMITS.transcription.fileMaxBytes) {
+    const bytes = await readFile(path);
+    const durationMs = audioDurationMs(extension, bytes);
+    if (durationMs !== undefined && durationMs <= LIMITS.transcription.fileMaxDurationMs) {
+      const result = await ctx.service.transcription.transcribe({
+        file: { name: basename(path), bytes },
+        model,
+        ...(language ? { language } : {}),
+        ...(options.prompt ? { prompt: options.prompt } : {}),
+      });
+      const chunk = { startMs: 0, endMs: Math.round(durationMs), status: 'ok' as const, text: result.text };
+      return { text: result.text, parts: [result.text], chunks: [chunk], complete: true };
+    }
   }
+  const probe = await probeAudio(path);
+  if (!probe.audio) throw new UsageError(`${path}: ffmpeg cannot read it as audio (${probe.problem ?? 'no audio'})`);
   ctx.logger.info('transcribe.converting', { file: path, reason: 'not a WAV/MP3 within 30 s and 10 MB' });
-  const samples = samplesOf(await decodeFileToPcm(path, RATE_HZ));
-  return transcribeLong(samples, RATE_HZ, async (wav, prompt) => {
-    const result = await ctx.service.transcription.transcribe({
-      file: { name: 'chunk.wav', bytes: wav },
-      model,
-      ...(language ? { language } : {}),
-      ...((prompt ?? options.prompt) ? { prompt: prompt ?? options.prompt } : {}),
-    });
-    return result.text;
-  });
+  const long = probe.durationMs === undefined || probe.durationMs > PROGRESS_FROM_MS;
+  const progress = long ? transcribeProgress(process.stderr, probe.durationMs, () => performance.now()) : undefined;
+  try {
+    return await transcribeChunks(
+      cutAsItArrives(decodeStream(path, RATE_HZ), RATE_HZ),
+      RATE_HZ,
+      async (wav, prompt) => {
+        const result = await ctx.service.transcription.transcribe({
+          file: { name: 'chunk.wav', bytes: wav },
+          model,
+          ...(language ? { language } : {}),
+          ...((prompt ?? options.prompt) ? { prompt: prompt ?? options.prompt } : {}),
+        });
+        return result.text;
+      },
+      { durationMs: probe.durationMs, onChunk: (_chunk, all) => progress?.chunk(all) },
+    );
+  } finally {
+    progress?.end();
+  }
+}
+
+/** The file's facts, or a usage mistake that names it: missing, a directory, unreadable. */
+async function audioFileStats(path: string): Promise<Stats> {
+  let info: Stats;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot be read (${code})`);
+  }
+  if (info.isDirectory()) throw new UsageError(`${path}: is a directory, not an audio file`);
+  return info;
+}
+
+/** The transcript as printed with --json: every chunk with its time range and what became of it. */
+function asJson(result: LongTranscript): object {
+  return {
+    text: result.text,
+    complete: result.complete,
+    parts: result.parts,
+    chunks: result.chunks.map((chunk) => ({
+      from: clockTime(chunk.startMs),
+      to: chunk.endMs === undefined ? null : clockTime(chunk.endMs),
+      ...chunk,
+    })),
+  };
 }
 
 export function registerTranscribe(program: Command, globals: () => GlobalOptions): void {
@@ -58,11 +110,22 @@ export function registerTranscribe(program: Command, globals: () => GlobalOption
     .argument('<file>', 'audio file (anything ffmpeg reads)')
     .option('--language <code>', 'main spoken language, e.g. en or zh')
     .option('--prompt <text>', 'context for the first chunk (under 60 characters)')
-    .option('--json', 'print {text, parts} as JSON')
+    .option('--json', 'print {text, complete, parts, chunks: [{from, to, status, text|error}]} as JSON')
     .action(async (file: string, options: TranscribeOptions) => {
+      // undici parses HTTP in WebAssembly, and V8's optimising compiler costs some 20 to 30 MB of
+      // resident memory to compile that parser; its baseline compiler is plenty for one upload a
+      // chunk, and a long transcription has to fit a 1 GB Pi (npm run bench -- transcribe-memory).
+      setFlagsFromString('--liftoff-only');
       await withContext(globals(), 'stderr', async (ctx) => {
         const result = await transcribeFile(ctx, file, options);
-        process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${result.text}\n`);
+        const printed = options.json ? JSON.stringify(asJson(result), null, 2) : result.text;
+        process.stdout.write(`${redact(printed)}\n`);
+        const missed = result.chunks.filter((chunk) => chunk.status !== 'ok');
+        if (missed.length) {
+          throw new Error(
+            `${missed.length} of ${result.chunks.length} chunks not transcribed; what was is printed, with the gaps marked`,
+          );
+        }
       });
     });
 }

@@ -29,6 +29,8 @@ export function registerVoice(program: Command, globals: () => GlobalOptions): v
         } finally {
           await player.close();
         }
+        // A player that failed has been logged; the command must not pretend it was heard.
+        if (player.lastFailure) throw new Error(`playback failed: ${player.lastFailure}`);
         if (options.output) process.stderr.write(`wrote ${options.output}\n`);
       });
     });

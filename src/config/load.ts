@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
@@ -60,18 +60,63 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   }
   const apiKey = readApiKey(env);
   registerSecret(apiKey);
+  registerSecret(urlPassword(result.data.service.baseUrl));
   return { config: result.data, sources: layers.map((l) => l.source), apiKey };
 }
 
-/** `--config`, else `$XDG_CONFIG_HOME/hark/config.yaml`, else `/etc/hark/config.yaml`; undefined when none exists. */
+/** The password of a URL with credentials (`https://user:password@host`), as written and decoded. */
+export function urlPassword(url: string): string | undefined {
+  try {
+    const password = new URL(url).password;
+    return password ? decodeURIComponent(password) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A URL fit to print: its password, if any, masked. */
+export function maskUrlPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * `--config`, else `$XDG_CONFIG_HOME/hark/config.yaml`, else `/etc/hark/config.yaml`; undefined when none exists.
+ * A file that may exist but cannot be reached (a directory without search permission) is an
+ * error naming it, never "no file": a service must not run on defaults in silence.
+ */
 export function userConfigPath(explicit: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
   if (explicit) {
-    if (!existsSync(explicit)) throw new ConfigError([`${explicit}: no such file (given with --config)`]);
+    if (!configFileExists(explicit)) throw new ConfigError([`${explicit}: no such file (given with --config)`]);
     return explicit;
   }
   const xdg = join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'hark', 'config.yaml');
-  if (existsSync(xdg)) return xdg;
-  return existsSync('/etc/hark/config.yaml') ? '/etc/hark/config.yaml' : undefined;
+  if (configFileExists(xdg)) return xdg;
+  return configFileExists('/etc/hark/config.yaml') ? '/etc/hark/config.yaml' : undefined;
+}
+
+/** True when the file is there, false when it is not; any other answer (EACCES, ELOOP) is an error. */
+function configFileExists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw new ConfigError([unreadable(path, error as NodeJS.ErrnoException)]);
+  }
+}
+
+function unreadable(path: string, error: NodeJS.ErrnoException): string {
+  if (error.code !== 'EACCES' && error.code !== 'EPERM') return `${path}: cannot be read: ${error.message}`;
+  const who = typeof process.getuid === 'function' ? ` (uid ${process.getuid()})` : '';
+  return `${path}: cannot be read: permission denied for this user${who}; make it readable (chmod 644 ${path}, and chmod 755 on its directories)`;
 }
 
 /** The key comes from the environment (or an EnvironmentFile) or a systemd credential, never a file of settings. */
@@ -89,15 +134,29 @@ export function readApiKey(env: NodeJS.ProcessEnv): string | undefined {
 function readLayer(path: string): Layer {
   let text: string;
   try {
+    if (statSync(path).isDirectory()) throw new ConfigError([`${path}: is a directory, not a YAML file`]);
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError([`${path}: cannot be read: ${(error as Error).message}`]);
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError([unreadable(path, error as NodeJS.ErrnoException)]);
   }
   const doc = YAML.parseDocument(text, { prettyErrors: true });
   if (doc.errors.length) {
     throw new ConfigError(doc.errors.map((e) => `${path}: YAML syntax: ${e.message.split('\n')[0]}`));
   }
-  const values: unknown = doc.toJS();
+  let values: unknown;
+  try {
+    values = doc.toJS();
+  } catch (error) {
+    // yaml refuses aliases that expand too far (a "billion laughs" file).
+    throw new ConfigError([`${path}: YAML aliases: ${(error as Error).message.split('\n')[0]}`]);
+  }
+  const loop = cycleIn(values, '');
+  if (loop !== undefined) {
+    throw new ConfigError([
+      `${path}: ${loop || '(top level)'}: a YAML alias refers to a node that contains it; a configuration cannot be recursive`,
+    ]);
+  }
   if (values === null || values === undefined) return { source: path, values: {} };
   if (typeof values !== 'object' || Array.isArray(values)) {
     throw new ConfigError([`${path}: must be a mapping of sections (service:, chat:, ...)`]);
@@ -109,6 +168,19 @@ function readLayer(path: string): Layer {
     ]);
   }
   return { source: path, values: values as Record<string, unknown> };
+}
+
+/** The path of the first node that contains itself (a recursive alias), or undefined when there is none. */
+function cycleIn(node: unknown, path: string, open = new Set<object>()): string | undefined {
+  if (typeof node !== 'object' || node === null) return undefined;
+  if (open.has(node)) return path;
+  open.add(node);
+  for (const [key, value] of Object.entries(node)) {
+    const found = cycleIn(value, Array.isArray(node) ? `${path}[${key}]` : path ? `${path}.${key}` : key, open);
+    if (found !== undefined) return found;
+  }
+  open.delete(node);
+  return undefined;
 }
 
 function findSecretKey(node: Record<string, unknown>, path: string[]): string | undefined {

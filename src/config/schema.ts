@@ -100,7 +100,7 @@ const audio = z
   .object({
     recorder: z.enum(['sox', 'rec', 'arecord']).default('arecord'),
     captureDevice: nullableString,
-    player: z.enum(['speaker', 'command']).default('speaker'),
+    player: z.enum(['auto', 'pw-play', 'pacat', 'aplay', 'speaker', 'command']).default('auto'),
     playerCommand: z.string().min(1).default('aplay -q -t raw -f S16_LE -c 1 -r {rate}'),
     playbackDevice: nullableString,
     earcons: z.boolean().default(true),
@@ -191,6 +191,7 @@ const wake = z
 const log = z
   .object({
     level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    format: z.enum(['auto', 'json', 'pretty']).default('auto'),
   })
   .strict()
   .prefault({});

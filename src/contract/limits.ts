@@ -66,3 +66,15 @@ export function charCount(text: string): number {
   for (const _ of text) count++;
   return count;
 }
+
+/**
+ * A measured duration beside a limit, in seconds with as many decimals as it takes to tell the
+ * two apart ("30.001 s" against 30 s, never "30.0 s"), at least one.
+ */
+export function secondsAgainst(valueMs: number, limitMs: number): string {
+  for (let digits = 1; digits <= 6; digits++) {
+    const shown = (valueMs / 1000).toFixed(digits);
+    if (Number(shown) !== limitMs / 1000) return `${shown} s`;
+  }
+  return `${valueMs / 1000} s`;
+}

@@ -45,8 +45,8 @@ export type Interruption = 'speech' | 'query' | 'stop' | 'shutdown' | 'retracted
 /** The gate's decision about a transcript. */
 export type Verdict =
   | { type: 'query'; query: Query }
-  /** The wake phrase alone: hark acknowledges it and listens for the question. */
-  | { type: 'wake'; phrase: string }
+  /** The wake word (or phrase) alone: hark acknowledges it and listens for the question. */
+  | { type: 'wake'; phrase: string; score?: number }
   /** "stop" while hark spoke, or just after the user talked over it: nothing more to do. */
   | { type: 'stop'; transcript: Transcript }
   | { type: 'ignored'; reason: string; transcript: Transcript };

@@ -25,13 +25,19 @@ export function wakePhrases(config: Pick<HarkConfig, 'wake' | 'listen'>): string
 export async function loadWakeGate(
   config: Pick<HarkConfig, 'wake' | 'listen'>,
   logger: Logger,
-  modelsDir?: string,
+  options: { modelsDir?: string; live?: boolean } = {},
 ): Promise<WakeGate> {
+  const { modelsDir, live = true } = options;
   const { wake } = config;
   if (wake.engine === 'none') return { engine: 'none' };
   if (wake.engine === 'phrase') return { engine: 'phrase', phrases: wakePhrases(config) };
   try {
-    const detector = await OpenWakeWord.load({ ...wake, ...LIVE_DETECTOR, ...(modelsDir ? { modelsDir } : {}) });
+    // A file read faster than real time is scored whole; a live microphone never falls far behind.
+    const detector = await OpenWakeWord.load({
+      ...wake,
+      ...(live ? LIVE_DETECTOR : {}),
+      ...(modelsDir ? { modelsDir } : {}),
+    });
     const pretrained = detector.files.filter((f) => f.source === 'package').map((f) => f.name);
     logger.info('wake.ready', {
       engine: 'openwakeword',

@@ -1,4 +1,5 @@
 import { LIMITS } from '../contract/limits.js';
+import { wavHeader } from '../audio/wav-header.js';
 
 /** A chunk's ceiling, a little under the service's 30 s so header rounding can never cross it. */
 export const MAX_CHUNK_MS = LIMITS.transcription.fileMaxDurationMs - 200;
@@ -58,4 +59,59 @@ export function splitAtQuietPoints(samples: Int16Array, sampleRateHz: number, ma
   }
   if (rest.length > 0) chunks.push(rest);
   return chunks;
+}
+
+/** A piece of long audio, and where it starts in the whole. */
+export interface AudioChunk {
+  startSample: number;
+  samples: Int16Array;
+  /** The chunk as a WAV file, when the cutter made one without copying the samples. */
+  wav?: Buffer;
+}
+
+const WAV_HEADER_BYTES = 44;
+
+/**
+ * The same cuts as `splitAtQuietPoints`, made while 16-bit PCM arrives (from a decoder, say).
+ * One buffer of a chunk's size is reused for the whole recording, so memory does not grow with
+ * its length: a chunk's `samples` and `wav` are views into it, good until the next chunk is
+ * asked for. What a source that breaks off did deliver still comes out as a last chunk.
+ */
+export async function* cutAsItArrives(
+  pcm: AsyncIterable<Buffer> | Iterable<Buffer>,
+  sampleRateHz: number,
+  maxMs = MAX_CHUNK_MS,
+): AsyncGenerator<AudioChunk> {
+  const maxBytes = Math.floor((maxMs / 1000) * sampleRateHz) * 2;
+  // Room for the WAV header in front, and one sample more than a chunk: a cut needs to know there is more.
+  const store = Buffer.alloc(WAV_HEADER_BYTES + maxBytes + 2);
+  let held = 0;
+  let startSample = 0;
+  const chunk = (bytes: number): AudioChunk => {
+    wavHeader(bytes, sampleRateHz).copy(store, 0);
+    const samples = new Int16Array(store.buffer, store.byteOffset + WAV_HEADER_BYTES, bytes / 2);
+    return { startSample, samples, wav: store.subarray(0, WAV_HEADER_BYTES + bytes) };
+  };
+  try {
+    for await (const piece of pcm) {
+      for (let at = 0; at < piece.length;) {
+        const take = Math.min(piece.length - at, store.length - WAV_HEADER_BYTES - held);
+        piece.copy(store, WAV_HEADER_BYTES + held, at, at + take);
+        held += take;
+        at += take;
+        if (held <= maxBytes + 1) continue;
+        const window = new Int16Array(store.buffer, store.byteOffset + WAV_HEADER_BYTES, maxBytes / 2);
+        const cut = quietestCut(window, sampleRateHz, maxMs / 2, maxMs);
+        yield chunk(cut * 2);
+        startSample += cut;
+        store.copyWithin(WAV_HEADER_BYTES, WAV_HEADER_BYTES + cut * 2, WAV_HEADER_BYTES + held);
+        held -= cut * 2;
+      }
+    }
+  } catch (error) {
+    const aborted = error instanceof Error && error.name === 'AbortError';
+    if (held >= 2 && !aborted) yield chunk(held - (held % 2));
+    throw error;
+  }
+  if (held >= 2) yield chunk(held - (held % 2));
 }

@@ -5,6 +5,7 @@ import {
   EMPTY,
   defer,
   distinctUntilChanged,
+  endWith,
   filter,
   identity,
   ignoreElements,
@@ -18,6 +19,7 @@ import {
   takeUntil,
   tap,
   withLatestFrom,
+  type MonoTypeOperatorFunction,
   type Observable,
   type OperatorFunction,
 } from 'rxjs';
@@ -40,9 +42,18 @@ import type { Sentence } from '../speak/sentences.js';
 import type { Logger } from '../system/logger.js';
 import { admitTranscripts } from './admit-transcripts.js';
 import { cancelEcho } from './cancel-echo.js';
-import { ofType, type AssistantEvent, type InterruptionEvent, type TurnEvent } from './events.js';
+import { ofType, type AssistantEvent, type GateEvent, type InterruptionEvent, type TurnEvent } from './events.js';
 import { playSentences } from './play-sentences.js';
-import type { EchoCanceller, Earcons, Player, ReplyModel, Synthesizer, Transcriber, Vad } from './ports.js';
+import type {
+  WakeWordDetector,
+  EchoCanceller,
+  Earcons,
+  Player,
+  ReplyModel,
+  Synthesizer,
+  Transcriber,
+  Vad,
+} from './ports.js';
 import { prefetchAhead } from './prefetch-ahead.js';
 import { queryRecordings } from './query-recordings.js';
 import { recordTurn } from './record-turn.js';
@@ -54,12 +65,15 @@ import { splitSentences } from './split-sentences.js';
 import { takeTurns, type TurnControl } from './take-turns.js';
 import { toFrames } from './to-frames.js';
 import { transcribeUtterances } from './transcribe-utterances.js';
+import { wakeGate } from './wake-gate.js';
 
 export interface AssistantDeps {
-  config: Pick<HarkConfig, 'vad' | 'bargeIn' | 'listen' | 'history' | 'speech' | 'endpoint' | 'reply'>;
+  config: Pick<HarkConfig, 'vad' | 'bargeIn' | 'listen' | 'history' | 'speech' | 'endpoint' | 'reply' | 'wake'>;
   vad: Vad;
   /** Takes hark's own voice out of the microphone, when hark plays and records on this machine. */
   echo?: EchoCanceller | undefined;
+  /** The wake word heard on the device: nothing is sent to the service before it (see wakeGate). */
+  wake?: WakeWordDetector | undefined;
   transcriber: Transcriber;
   replyModel: ReplyModel;
   synthesizer: Synthesizer;
@@ -72,6 +86,13 @@ export interface AssistantDeps {
   shutdown: Observable<unknown>;
   now: () => number;
 }
+
+/**
+ * One subscription to a stage, however many read it: one that subscribes after the stage is over
+ * (a turn still playing when a file's input has ended) is told it is over, instead of starting
+ * the stage, and the input, all over again.
+ */
+const once = <T>(): MonoTypeOperatorFunction<T> => share<T>({ resetOnComplete: false, resetOnError: false });
 
 /**
  * The voice loop, 16 kHz mono PCM in, everything that happens out:
@@ -88,7 +109,7 @@ export interface AssistantDeps {
 export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, AssistantEvent> {
   return (pcm) =>
     defer(() => {
-      const { config, logger, now, player, earcons } = deps;
+      const { config, logger, now, player, earcons, wake } = deps;
       const bargeIn = config.bargeIn.enabled && !deps.queue;
       // Half-duplex (not listening while hark speaks) only when barge-in is off in a live room; queued input is all kept.
       const fullDuplex = config.bargeIn.enabled || deps.queue;
@@ -99,12 +120,13 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const hears = config.reply.input === 'audio';
       const speculateAfterMs = config.endpoint.speculate && !hears ? config.endpoint.speculateAfterMs : undefined;
       const conversation = new BehaviorSubject<Conversation>(newConversation());
-      const audio = pcm.pipe(takeUntil(deps.shutdown), share());
+      const audio = pcm.pipe(takeUntil(deps.shutdown), once());
 
       // Listening half.
       const heard = audio.pipe(
         toFrames(VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ, now),
         deps.echo ? cancelEcho(deps.echo, VAD_SAMPLE_RATE_HZ, logger) : identity,
+        tap((frame) => wake?.push(frame.samples)),
         scoreVoice(deps.vad, logger, {
           fallbackGateDbfs: config.vad.energyGateDbfs,
           ownVoiceBelowDb: config.bargeIn.ownVoiceBelowDb,
@@ -119,16 +141,42 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
             })),
           ),
         ),
-        share(),
+        once(),
       );
-      // Speech while hark is busy pauses the reply, then resumes it or confirms the interruption.
-      const interruptions: Observable<InterruptionEvent> = bargeIn
-        ? heard.pipe(judgeBargeIn(config.bargeIn, state), share())
-        : EMPTY;
-      const transcripts = heard.pipe(
+      // Wake words heard, for as long as there is input.
+      const detections = wake ? wake.detections.pipe(takeUntil(heard.pipe(ignoreElements(), endWith(true)))) : EMPTY;
+      // Speech while hark is busy pauses the reply, then resumes it or confirms the interruption;
+      // or, when talking over hark needs the wake word, the wake word does.
+      const interruptions: Observable<InterruptionEvent> = !bargeIn
+        ? EMPTY
+        : wake && config.wake.bargeIn === 'wake-word'
+          ? detections.pipe(
+              withLatestFrom(state),
+              filter(([, s]) => s !== 'listening'),
+              map(([detection]): InterruptionEvent => ({
+                type: 'interruption',
+                phase: 'confirmed',
+                atMs: detection.atMs,
+              })),
+              once(),
+            )
+          : heard.pipe(judgeBargeIn(config.bargeIn, state), once());
+      // Waiting for the wake word, only what follows it (or a follow-up) is ever sent anywhere.
+      const listened = wake
+        ? heard.pipe(
+            wakeGate(
+              { detector: wake, minSpeechMs: config.vad.minSpeechMs, bargeIn: config.wake.bargeIn },
+              combineLatest([state, conversation]).pipe(
+                map(([s, remembered]) => ({ state: s, followUp: now() < remembered.followUpUntil })),
+              ),
+            ),
+            once(),
+          )
+        : heard;
+      const transcripts = listened.pipe(
         transcribeUtterances(deps.transcriber, logger, now, state.pipe(map((s) => s === 'listening'))),
         takeUntil(deps.shutdown),
-        share(),
+        once(),
       );
       // When a guess comes back, what it says decides how long the pause must be to end the turn.
       const endpoints = transcripts.pipe(
@@ -144,8 +192,9 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       );
       const verdicts = merge(
         transcripts.pipe(admitTranscripts(config.listen, state, conversation, now)),
-        hears ? heard.pipe(queryRecordings(now)) : EMPTY,
-      ).pipe(share());
+        hears ? listened.pipe(queryRecordings(now)) : EMPTY,
+        detections.pipe(map((d): GateEvent => ({ type: 'wake', phrase: d.model, score: d.score }))),
+      ).pipe(once());
 
       // Speaking half: one turn per query.
       const answer = (query: Query, { cut, start, text: spoken, droppedReplies }: TurnControl): Observable<TurnEvent> =>
@@ -191,7 +240,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
             ),
           ),
         }),
-        share(),
+        once(),
       );
 
       // Feedback: what hark is doing, and what the conversation remembers.
@@ -249,6 +298,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       earcons.play('listening');
       return merge(
         heard,
+        wake ? listened.pipe(ofType('no-wake-word')) : EMPTY,
         interruptions,
         transcripts,
         verdicts,

@@ -6,8 +6,11 @@ import type { Sentence } from '../speak/sentences.js';
 
 /** Every event that flows through the voice loop, each discriminated by `type`. */
 
-/** What the segmenter makes of the microphone: speech under way, an utterance, or a blip dropped. */
-export type ListenEvent = SegmenterEvent;
+/**
+ * What the listener makes of the microphone: speech under way, an utterance, a blip dropped,
+ * or (waiting for the wake word) speech that is never sent anywhere.
+ */
+export type ListenEvent = SegmenterEvent | { type: 'no-wake-word'; utteranceId: number; tentative: boolean };
 
 /**
  * Speech while hark is busy: the reply paused at once, resumed when the speech was not an

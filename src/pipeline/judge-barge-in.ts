@@ -1,13 +1,14 @@
 import { concatMap, defer, of, withLatestFrom, type Observable, type OperatorFunction } from 'rxjs';
 import { BargeInJudge, type BargeInPolicy } from '../dialog/barge-in.js';
 import type { AssistantState } from '../dialog/turn.js';
-import type { InterruptionEvent, ListenEvent } from './events.js';
+import type { SegmenterEvent } from '../listen/speech-events.js';
+import type { InterruptionEvent } from './events.js';
 
 /** What the listener hears → pauses, resumes and confirmed interruptions of hark's reply (see BargeInJudge). */
 export function judgeBargeIn(
   policy: BargeInPolicy,
   state: Observable<AssistantState>,
-): OperatorFunction<ListenEvent, InterruptionEvent> {
+): OperatorFunction<SegmenterEvent, InterruptionEvent> {
   return (events) =>
     defer(() => {
       const judge = new BargeInJudge(policy);

@@ -28,6 +28,8 @@ export interface TranscribeResult {
 export interface Transcriber {
   /** One WAV of at most 30 s; `prompt` carries the tail of what came before. */
   transcribe(wav: Buffer, prompt: string | undefined): Observable<TranscribeResult>;
+  /** Speech has begun: a transcription will be asked for soon (open a connection now). */
+  prepare?(): void;
 }
 
 export interface ReplyModel {
@@ -128,8 +130,8 @@ export interface WakeWordDetector {
   push(frame: Int16Array): void;
   readonly detections: Observable<WakeWordDetection>;
   readonly scores: Observable<WakeWordScores>;
-  /** Resolves once everything pushed so far has been scored (and its detections emitted). */
-  drain(): Promise<void>;
+  /** Once everything pushed so far has been scored (and its detections emitted); at once when nothing is waiting. */
+  drain(): Promise<void> | void;
   /** Forgets what was heard (audio not yet scored included) but keeps the stream clock. */
   reset(): void;
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-import { ServiceError, isRecord } from './errors.js';
+import { isRecord, streamErrorEvent } from './errors.js';
 import { parseToolInput, type ReplyEvent, type TokenUsage } from '../contract/reply.js';
 import { truncatedStream } from './client-base.js';
 
@@ -19,17 +19,22 @@ export class ChatStreamReader {
   private readonly toolCalls = new Map<number, PartialToolCall>();
   private sawDone = false;
 
-  /** Reads one chunk; pushes the events it carries onto `out`. */
-  read(chunk: unknown, out: ReplyEvent[]): void {
-    if (!isRecord(chunk)) return;
-    if (isRecord(chunk.error)) throw streamedError(chunk.error);
+  /**
+   * Reads one chunk; pushes the events it carries onto `out`. True when the chunk moved the
+   * reply on (text, reasoning, tool input, its end), false for an empty or unknown one.
+   */
+  read(chunk: unknown, out: ReplyEvent[]): boolean {
+    if (!isRecord(chunk)) return false;
+    const before = out.length;
+    let progress = false;
+    if (isRecord(chunk.error)) throw streamErrorEvent('chat', chunk.error, 'stream_error');
     const usage = chunk.usage;
     if (isRecord(usage)) {
       const next = readUsage(usage);
       if (!this.usage || next.totalTokens > 0) this.usage = next;
     }
     const choices = chunk.choices;
-    if (!Array.isArray(choices)) return;
+    if (!Array.isArray(choices)) return false;
     for (const choice of choices) {
       if (!isRecord(choice) || (choice.index !== undefined && choice.index !== 0)) continue;
       const delta = choice.delta;
@@ -38,10 +43,14 @@ export class ChatStreamReader {
         if (typeof reasoning === 'string' && reasoning.length > 0) out.push({ type: 'reasoning', text: reasoning });
         const content = delta.content;
         if (typeof content === 'string' && content.length > 0) out.push({ type: 'text', text: content });
-        if (Array.isArray(delta.tool_calls)) this.readToolFragments(delta.tool_calls);
+        if (Array.isArray(delta.tool_calls) && this.readToolFragments(delta.tool_calls)) progress = true;
       }
-      if (typeof choice.finish_reason === 'string') this.stopReason = choice.finish_reason;
+      if (typeof choice.finish_reason === 'string') {
+        this.stopReason = choice.finish_reason;
+        progress = true;
+      }
     }
+    return progress || out.length > before;
   }
 
   markDone(): void {
@@ -57,7 +66,9 @@ export class ChatStreamReader {
     out.push({ type: 'done', stopReason: this.stopReason, usage: this.usage });
   }
 
-  private readToolFragments(fragments: unknown[]): void {
+  /** True when a fragment carried a name or arguments. */
+  private readToolFragments(fragments: unknown[]): boolean {
+    let progress = false;
     for (const fragment of fragments) {
       if (!isRecord(fragment)) continue;
       const index = typeof fragment.index === 'number' ? fragment.index : 0;
@@ -67,9 +78,11 @@ export class ChatStreamReader {
       if (isRecord(fn)) {
         if (typeof fn.name === 'string') call.name += fn.name;
         if (typeof fn.arguments === 'string') call.arguments += fn.arguments;
+        if (fn.name || fn.arguments) progress = true;
       }
       this.toolCalls.set(index, call);
     }
+    return progress;
   }
 }
 
@@ -78,15 +91,4 @@ export function readUsage(usage: Record<string, unknown>): TokenUsage {
   const inputTokens = num('prompt_tokens') || num('input_tokens');
   const outputTokens = num('completion_tokens') || num('output_tokens');
   return { inputTokens, outputTokens, totalTokens: num('total_tokens') || inputTokens + outputTokens };
-}
-
-function streamedError(error: Record<string, unknown>): ServiceError {
-  const type = typeof error.type === 'string' ? error.type : 'stream_error';
-  return new ServiceError({
-    endpoint: 'chat',
-    status: 0,
-    type,
-    message: typeof error.message === 'string' ? error.message : 'the service reported an error mid-stream',
-    retryable: false,
-  });
 }

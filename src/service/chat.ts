@@ -15,13 +15,15 @@ export class ChatCompletionsClient extends ClientBase {
     this.enforce('chat', checkChatBody(body, this.edition));
     const reader = new ChatStreamReader();
     const out: ReplyEvent[] = [];
-    for await (const { json } of this.jsonEvents('chat', PATH, body, options)) {
+    const stream = await this.openEvents('chat', PATH, body, options);
+    for await (const { json } of stream.events) {
       if (json === DONE) {
         // Read on to the end of the body so the keep-alive connection can be reused.
         reader.markDone();
+        stream.progress();
         continue;
       }
-      reader.read(json, out);
+      if (reader.read(json, out)) stream.progress();
       if (out.length > 0) {
         yield* out;
         out.length = 0;

@@ -1,7 +1,9 @@
 import { silentLogger, type Logger } from '../system/logger.js';
 import { ServiceError } from './errors.js';
 import { type Endpoint } from '../contract/endpoints.js';
-import type { Transport } from './http.js';
+import type { BufferedResponse, Transport } from './http.js';
+import { EXPECT_JSON, EXPECT_SSE, mediaTypeOf } from './content-type.js';
+import { excerpt } from '../system/secrets.js';
 import type { Edition } from '../contract/models.js';
 import type { Checker } from '../contract/rules/checker.js';
 import { decodeSse, type SseEvent } from './sse.js';
@@ -38,25 +40,27 @@ export abstract class ClientBase {
     }
   }
 
-  /** Opens a stream and yields its SSE events, parsed as JSON, until the server ends it. */
-  protected async *jsonEvents(
+  /**
+   * Opens a stream of SSE events, parsed as JSON, until the server ends it. The reader calls
+   * `progress()` for each event that carried content; keep-alives alone let the stream time out.
+   */
+  protected async openEvents(
     endpoint: Endpoint,
     path: string,
     body: unknown,
     options: CallSignal & { auth?: 'bearer' | 'x-api-key' },
-  ): AsyncGenerator<{ sse: SseEvent; json: unknown }> {
+  ): Promise<JsonEventStream> {
     const response = await this.transport.stream({
       endpoint,
       path,
       body: JSON.stringify(body),
       contentType: 'application/json',
       accept: 'text/event-stream',
+      expect: EXPECT_SSE,
       auth: options.auth,
       signal: options.signal,
     });
-    for await (const sse of decodeSse(response.chunks)) {
-      yield { sse, json: sse.data === '[DONE]' ? DONE : parseEventJson(endpoint, sse.data) };
-    }
+    return { events: jsonEvents(endpoint, response.chunks), progress: () => response.progress() };
   }
 
   protected async postJson(
@@ -70,10 +74,25 @@ export abstract class ClientBase {
       path,
       body: JSON.stringify(body),
       contentType: 'application/json',
+      expect: EXPECT_JSON,
       auth: options.auth,
       signal: options.signal,
     });
-    return parseBodyJson(endpoint, response.body, response.requestId);
+    return parseBodyJson(endpoint, response);
+  }
+}
+
+export interface JsonEventStream {
+  events: AsyncGenerator<{ sse: SseEvent; json: unknown }>;
+  progress(): void;
+}
+
+async function* jsonEvents(
+  endpoint: Endpoint,
+  chunks: AsyncIterable<Buffer>,
+): AsyncGenerator<{ sse: SseEvent; json: unknown }> {
+  for await (const sse of decodeSse(chunks)) {
+    yield { sse, json: sse.data === '[DONE]' ? DONE : parseEventJson(endpoint, sse.data) };
   }
 }
 
@@ -88,17 +107,21 @@ function parseEventJson(endpoint: Endpoint, data: string): unknown {
       endpoint,
       status: 0,
       type: 'malformed_stream',
-      message: `an event's data is not JSON: ${data.slice(0, 80)}`,
+      message: `an event's data is not JSON: ${excerpt(data, 80)}`,
       retryable: false,
     });
   }
 }
 
-export function parseBodyJson(endpoint: Endpoint, body: Buffer, requestId: string | undefined): unknown {
+export function parseBodyJson(endpoint: Endpoint, response: BufferedResponse): unknown {
+  const text = response.body.toString('utf8');
   try {
-    return JSON.parse(body.toString('utf8'));
+    return JSON.parse(text);
   } catch {
-    throw badResponse(endpoint, `the response is not JSON: ${body.toString('utf8', 0, 80)}`, requestId);
+    const type = mediaTypeOf(response.headers);
+    const what =
+      type && type !== 'application/json' ? `the service answered with ${type}, not JSON` : 'the response is not JSON';
+    throw badResponse(endpoint, `${what}: ${excerpt(text, 80)}`, response.requestId);
   }
 }
 

@@ -1,4 +1,4 @@
-import { redact } from '../system/secrets.js';
+import { excerpt, redact } from '../system/secrets.js';
 
 import type { Endpoint } from '../contract/endpoints.js';
 
@@ -15,6 +15,8 @@ export interface ServiceErrorInit {
   requestId?: string | undefined;
   retryable?: boolean;
   retryAfterMs?: number | undefined;
+  /** An `error` event inside a stream that began with HTTP 200 (then `status` is 0). */
+  inStream?: boolean;
   cause?: unknown;
 }
 
@@ -34,7 +36,11 @@ export class ServiceError extends Error {
   readonly retryAfterMs: number | undefined;
 
   constructor(init: ServiceErrorInit) {
-    const where = init.status > 0 ? `HTTP ${init.status} ${init.type}` : init.type;
+    const where = init.inStream
+      ? `stream error ${init.type}`
+      : init.status > 0
+        ? `HTTP ${init.status} ${init.type}`
+        : init.type;
     const id = init.requestId ? ` (request ${init.requestId})` : '';
     super(redact(`${init.endpoint}: ${where}: ${init.message}${id}`), { cause: init.cause });
     this.endpoint = init.endpoint;
@@ -64,6 +70,28 @@ export function statusForErrorType(type: string): number {
   return ANTHROPIC_TYPE_STATUS[type] ?? 500;
 }
 
+/**
+ * An `error` event in a stream whose HTTP status was 200: reported as what it is
+ * ("stream error overloaded_error: ..."), not as the HTTP status its type would have had.
+ */
+export function streamErrorEvent(
+  endpoint: Endpoint,
+  error: Record<string, unknown>,
+  fallbackType: string,
+  requestId?: string,
+): ServiceError {
+  const type = typeof error.type === 'string' && error.type ? error.type : fallbackType;
+  return new ServiceError({
+    endpoint,
+    status: 0,
+    type,
+    message: typeof error.message === 'string' && error.message ? error.message : 'the service reported an error',
+    requestId,
+    inStream: true,
+    retryable: RETRYABLE_STATUSES.has(statusForErrorType(type)),
+  });
+}
+
 export interface ErrorResponse {
   endpoint: Endpoint;
   status: number;
@@ -89,7 +117,7 @@ export function parseErrorResponse(response: ErrorResponse): ServiceError {
         endpoint,
         status,
         type: stringField(inner, 'type') ?? stringField(body, 'type') ?? fallbackType,
-        message: stringField(inner, 'message') ?? (bodyText.slice(0, 500) || `HTTP ${status}`),
+        message: stringField(inner, 'message') ?? (excerpt(bodyText, 500) || `HTTP ${status}`),
         code: scalarField(inner, 'code'),
         param: stringField(inner, 'param'),
         requestId: stringField(body, 'request_id') ?? headerRequestId,
@@ -109,7 +137,7 @@ export function parseErrorResponse(response: ErrorResponse): ServiceError {
       });
     }
   }
-  const text = bodyText.trim().replace(/\s+/g, ' ').slice(0, 500);
+  const text = excerpt(bodyText.trim().replace(/\s+/g, ' '), 500);
   return new ServiceError({
     endpoint,
     status,

@@ -1,27 +1,25 @@
-import { Pool, type Dispatcher, type FormData } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { silentLogger, type Logger } from '../system/logger.js';
 import { registerSecret } from '../system/secrets.js';
 import { ServiceError, headerValue, parseErrorResponse } from './errors.js';
-import { isAbortError, abortError } from '../system/abort.js';
 import { type Endpoint } from '../contract/endpoints.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
 import { LIMITS } from '../contract/limits.js';
+import { mediaTypeOf, unexpectedContent, type ContentExpectation } from './content-type.js';
+import { IdleWatchdog } from './idle-watchdog.js';
+import { wireBody } from './multipart.js';
+import { deadlineError, idleError, streamError, transportError } from './transport-errors.js';
 
 export type AuthStyle = 'bearer' | 'x-api-key';
 type Headers = Record<string, string | string[] | undefined>;
 
-const IDLE_CODE = 'HARK_STREAM_IDLE';
-
-interface IdleWatchdog {
-  refresh(): void;
-  clear(): void;
-}
+const USER_AGENT = 'hark/0.1';
 
 export interface Timeouts {
   /** Whole non-streaming call; the service itself gives up at 90 s. */
   requestMs: number;
-  /** Longest silence between two chunks of a stream (and before its first one). */
+  /** A stream's longest wait for its headers, and then for content (keep-alives do not count). */
   streamIdleMs: number;
   connectMs: number;
 }
@@ -47,11 +45,13 @@ export interface CallOptions {
   endpoint: Endpoint;
   /** Path below the base URL, starting with `/`. */
   path: string;
-  body: string | FormData;
-  /** Set for JSON bodies; multipart bodies bring their own boundary. */
+  /** JSON text, or a body in pieces (a multipart upload) sent without joining them. */
+  body: string | readonly Uint8Array[];
   contentType?: string;
   auth?: AuthStyle;
   accept?: string;
+  /** What a successful response must be; a web page where audio was asked for fails clearly. */
+  expect?: ContentExpectation;
   signal?: AbortSignal | undefined;
 }
 
@@ -66,6 +66,8 @@ export interface StreamedResponse {
   requestId: string | undefined;
   /** Body chunks; the first one has already arrived. Breaking out of the loop closes the connection. */
   chunks: AsyncIterable<Buffer>;
+  /** Call when the stream carried content: without it for `streamIdleMs`, the stream fails. */
+  progress(): void;
 }
 
 /**
@@ -82,6 +84,8 @@ export class Transport {
   private readonly logger: Logger;
   private readonly connections: number;
   private readonly random: () => number;
+  private warming: Promise<void> | undefined;
+  private readonly closing = new AbortController();
 
   constructor(options: TransportOptions) {
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
@@ -106,69 +110,90 @@ export class Transport {
   async call(options: CallOptions): Promise<BufferedResponse> {
     const deadline = AbortSignal.timeout(this.timeouts.requestMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-    return this.withRetries(options, signal, async (response) => {
+    return this.withRetries(options, signal, async () => {
+      const response = await this.sendChecked(options, signal, this.timeouts.requestMs);
       const body = Buffer.from(await response.body.arrayBuffer());
       return { headers: response.headers, body, requestId: requestIdOf(response.headers) };
     }).catch((error: unknown) => {
-      if (deadline.aborted && !options.signal?.aborted) {
-        throw new ServiceError({
-          endpoint: options.endpoint,
-          status: 0,
-          type: 'timeout',
-          message: `no complete response within ${this.timeouts.requestMs} ms (use streaming for long generations)`,
-          retryable: false,
-          cause: error,
-        });
-      }
+      if (deadline.aborted && !options.signal?.aborted)
+        throw deadlineError(options.endpoint, this.timeouts.requestMs, error);
       throw error;
     });
   }
 
-  /** A streaming call; resolves once the first body chunk is in, the last moment a retry is safe. */
+  /**
+   * A streaming call; resolves once the first body chunk is in, the last moment a retry is safe.
+   * The headers must come within `streamIdleMs`, and then content (the caller's `progress()`)
+   * at least every `streamIdleMs`, or the stream fails with `stream_idle_timeout`.
+   */
   async stream(options: CallOptions): Promise<StreamedResponse> {
-    return this.withRetries(options, options.signal, async (response) => {
-      const iterator = (response.body as Readable)[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-      const idle = this.idleWatchdog(response.body);
-      let first: IteratorResult<Buffer>;
+    return this.withRetries(options, options.signal, async () => {
+      const idle = new IdleWatchdog(this.timeouts.streamIdleMs);
+      const signal = options.signal ? AbortSignal.any([options.signal, idle.signal]) : idle.signal;
+      let body: Dispatcher.ResponseData['body'] | undefined;
       try {
-        first = await iterator.next();
+        const response = await this.sendChecked(options, signal, this.timeouts.streamIdleMs);
+        body = response.body;
+        idle.headersArrived();
+        const iterator = (body as Readable)[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+        const first = await iterator.next();
+        if (first.done) {
+          throw new ServiceError({
+            endpoint: options.endpoint,
+            status: response.statusCode,
+            type: 'empty_stream',
+            message: 'the stream ended before its first event',
+            retryable: true,
+          });
+        }
+        idle.bytes();
+        return {
+          headers: response.headers,
+          requestId: requestIdOf(response.headers),
+          chunks: this.continueStream(options, body, iterator, first.value, idle),
+          progress: () => idle.progress(),
+        };
       } catch (error) {
         idle.clear();
-        response.body.destroy();
-        throw this.transportError(options, error, options.signal);
+        body?.destroy();
+        if (idle.fired && !options.signal?.aborted) throw idleError(options.endpoint, idle, error);
+        throw error;
       }
-      if (first.done) {
-        idle.clear();
-        throw new ServiceError({
-          endpoint: options.endpoint,
-          status: response.statusCode,
-          type: 'empty_stream',
-          message: 'the stream ended before its first event',
-          retryable: true,
-        });
-      }
-      return {
-        headers: response.headers,
-        requestId: requestIdOf(response.headers),
-        chunks: this.continueStream(options, response.body, iterator, first.value, idle),
-      };
     });
   }
 
   /**
-   * Destroys the body when no chunk arrives for `streamIdleMs`. undici's own bodyTimeout
-   * ticks in coarse steps (about a second), too blunt for short limits; one refreshed timer is cheap.
+   * Opens connections to the service before they are needed, so a turn does not wait for TCP and
+   * TLS handshakes (keep-alive connections close when idle between turns): up to `connections`
+   * open at once, by an OPTIONS request for the base URL that carries no key (undici closes a connection after HEAD). Failures are left to the
+   * request that follows, which has its own retries.
    */
-  private idleWatchdog(body: Dispatcher.ResponseData['body']): IdleWatchdog {
-    const limitMs = this.timeouts.streamIdleMs;
-    const timer = setTimeout(() => {
-      const error = Object.assign(new Error(`no data for ${limitMs} ms`), { code: IDLE_CODE });
-      body.destroy(error);
-    }, limitMs);
-    return { refresh: () => void timer.refresh(), clear: () => clearTimeout(timer) };
+  warm(connections = 2): Promise<void> {
+    if (this.warming) return this.warming;
+    const pool = this.pool(this.base.origin);
+    const missing = connections - pool.stats.connected;
+    if (missing <= 0 || this.closing.signal.aborted) return Promise.resolve();
+    const opened = Array.from({ length: missing }, () =>
+      pool
+        .request({
+          path: this.base.pathname,
+          method: 'OPTIONS',
+          headers: { 'user-agent': USER_AGENT },
+          headersTimeout: this.timeouts.connectMs,
+          signal: this.closing.signal,
+        })
+        .then((response) => response.body.dump()),
+    );
+    this.warming = Promise.allSettled(opened).then(() => {
+      this.warming = undefined;
+      this.logger.debug('service.warmed', { connected: pool.stats.connected });
+    });
+    return this.warming;
   }
 
   async close(): Promise<void> {
+    this.closing.abort();
+    await this.warming;
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((pool) => pool.close()));
@@ -182,17 +207,18 @@ export class Transport {
     idle: IdleWatchdog,
   ): AsyncGenerator<Buffer> {
     try {
-      idle.refresh();
       yield first;
       for (;;) {
         let next: IteratorResult<Buffer>;
         try {
           next = await iterator.next();
         } catch (error) {
-          throw this.streamError(options, error);
+          throw idle.fired && !options.signal?.aborted
+            ? idleError(options.endpoint, idle, error)
+            : streamError(options.endpoint, error, options.signal);
         }
         if (next.done) return;
-        idle.refresh();
+        idle.bytes();
         yield next.value;
       }
     } finally {
@@ -204,39 +230,28 @@ export class Transport {
   private async withRetries<T>(
     options: CallOptions,
     signal: AbortSignal | undefined,
-    onSuccess: (response: Dispatcher.ResponseData) => Promise<T>,
+    attempt: () => Promise<T>,
   ): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
+    for (let attemptNo = 0; ; attemptNo++) {
       const startedMs = performance.now();
       try {
-        const response = await this.send(options, signal);
-        if (response.statusCode >= 400) {
-          const bodyText = await response.body.text().catch(() => '');
-          throw parseErrorResponse({
-            endpoint: options.endpoint,
-            status: response.statusCode,
-            headers: response.headers,
-            bodyText,
-          });
-        }
-        const result = await onSuccess(response);
+        const result = await attempt();
         this.logger.debug('service.call', {
           endpoint: options.endpoint,
-          status: response.statusCode,
-          attempt,
+          attempt: attemptNo,
           ms: Math.round(performance.now() - startedMs),
         });
         return result;
       } catch (caught) {
-        const error = caught instanceof ServiceError ? caught : this.transportError(options, caught, signal);
-        if (!(error instanceof ServiceError) || !error.retryable || attempt >= this.retry.maxRetries) {
+        const error = caught instanceof ServiceError ? caught : transportError(options.endpoint, caught, signal);
+        if (!(error instanceof ServiceError) || !error.retryable || attemptNo >= this.retry.maxRetries) {
           throw error;
         }
-        const delayMs = retryDelayMs(this.retry, attempt + 1, error.retryAfterMs, this.random);
+        const delayMs = retryDelayMs(this.retry, attemptNo + 1, error.retryAfterMs, this.random);
         if (delayMs === undefined) throw error;
         this.logger.warn('service.retry', {
           endpoint: options.endpoint,
-          attempt: attempt + 1,
+          attempt: attemptNo + 1,
           delayMs: Math.round(delayMs),
           status: error.status,
           type: error.type,
@@ -246,22 +261,51 @@ export class Transport {
     }
   }
 
-  private send(options: CallOptions, signal: AbortSignal | undefined): Promise<Dispatcher.ResponseData> {
+  /** Sends, and turns an error status or a body of the wrong kind (a web page) into a ServiceError. */
+  private async sendChecked(
+    options: CallOptions,
+    signal: AbortSignal | undefined,
+    headersTimeoutMs: number,
+  ): Promise<Dispatcher.ResponseData> {
+    const response = await this.send(options, signal, headersTimeoutMs);
+    if (response.statusCode >= 400) {
+      const bodyText = await response.body.text().catch(() => '');
+      throw parseErrorResponse({
+        endpoint: options.endpoint,
+        status: response.statusCode,
+        headers: response.headers,
+        bodyText,
+      });
+    }
+    const mediaType = mediaTypeOf(response.headers);
+    if (options.expect && mediaType && !options.expect.accepts(mediaType)) {
+      throw await unexpectedContent(options.endpoint, mediaType, options.expect, response.body);
+    }
+    return response;
+  }
+
+  private send(
+    options: CallOptions,
+    signal: AbortSignal | undefined,
+    headersTimeoutMs: number,
+  ): Promise<Dispatcher.ResponseData> {
     const url = new URL(options.path.replace(/^\//, ''), this.base);
     const headers: Record<string, string> = {
-      'user-agent': 'hark/0.1',
+      'user-agent': USER_AGENT,
       accept: options.accept ?? 'application/json',
     };
     if (options.contentType) headers['content-type'] = options.contentType;
+    const { body, length } = wireBody(options.body);
+    if (length !== undefined) headers['content-length'] = String(length);
     if (options.auth === 'x-api-key') headers['x-api-key'] = this.apiKey;
     else headers.authorization = `Bearer ${this.apiKey}`;
     return this.pool(url.origin).request({
       path: url.pathname + url.search,
       method: 'POST',
       headers,
-      body: options.body,
+      body,
       signal,
-      headersTimeout: this.timeouts.requestMs,
+      headersTimeout: headersTimeoutMs,
       // Streams have their own idle watchdog; whole calls have their deadline.
       bodyTimeout: 0,
     });
@@ -279,60 +323,8 @@ export class Transport {
     }
     return pool;
   }
-
-  /** A failure before any byte of the body: the connection, a timeout, or the caller's abort. */
-  private transportError(options: CallOptions, error: unknown, signal: AbortSignal | undefined): Error {
-    if (signal?.aborted) return abortError(signal.reason);
-    if (isAbortError(error)) return error as Error;
-    const code = errorCode(error);
-    const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === IDLE_CODE;
-    return new ServiceError({
-      endpoint: options.endpoint,
-      status: 0,
-      type: timeout ? 'timeout' : 'connection_error',
-      message: describeTransportError(error),
-      code,
-      retryable: !timeout,
-      cause: error,
-    });
-  }
-
-  /** A failure after the first streamed byte: never retried. */
-  private streamError(options: CallOptions, error: unknown): Error {
-    if (options.signal?.aborted) return abortError(options.signal.reason);
-    if (isAbortError(error)) return error as Error;
-    const code = errorCode(error);
-    const idle = code === IDLE_CODE;
-    return new ServiceError({
-      endpoint: options.endpoint,
-      status: 0,
-      type: idle ? 'stream_idle_timeout' : 'stream_interrupted',
-      message: idle
-        ? `no data for ${this.timeouts.streamIdleMs} ms in the middle of the stream`
-        : `the stream broke off: ${describeTransportError(error)}`,
-      code,
-      retryable: false,
-      cause: error,
-    });
-  }
 }
 
 function requestIdOf(headers: Headers): string | undefined {
   return headerValue(headers, 'x-request-id') ?? headerValue(headers, 'request-id');
-}
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error === 'object' && error !== null && 'code' in error) {
-    const code = error.code;
-    return typeof code === 'string' ? code : undefined;
-  }
-  return undefined;
-}
-
-function describeTransportError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = errorCode(error);
-    return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
-  }
-  return String(error);
 }

@@ -1,4 +1,4 @@
-import { ServiceError, isRecord, statusForErrorType } from './errors.js';
+import { isRecord, streamErrorEvent } from './errors.js';
 import { truncatedStream } from './client-base.js';
 import { parseToolInput, type ReplyEvent, type TokenUsage } from '../contract/reply.js';
 
@@ -24,36 +24,43 @@ export class MessagesStreamReader {
     return this.stopped;
   }
 
-  read(eventName: string, payload: unknown, out: ReplyEvent[]): void {
-    if (!isRecord(payload)) return;
+  /**
+   * Reads one event; pushes the reply events it carries onto `out`. True when it moved the
+   * reply on (content, tool input, the end); false for `ping`, `message_start` and unknown events.
+   */
+  read(eventName: string, payload: unknown, out: ReplyEvent[]): boolean {
+    if (!isRecord(payload)) return false;
     const type = typeof payload.type === 'string' ? payload.type : eventName;
     switch (type) {
       case 'message_start':
         if (isRecord(payload.message) && isRecord(payload.message.usage)) this.mergeUsage(payload.message.usage);
-        break;
+        return false;
       case 'content_block_start':
-        this.startBlock(payload, out);
-        break;
+        return this.startBlock(payload, out);
       case 'content_block_delta':
-        this.readDelta(payload, out);
-        break;
+        return this.readDelta(payload, out);
       case 'content_block_stop':
         this.stopBlock(payload, out);
-        break;
+        return false;
       case 'message_delta':
         if (isRecord(payload.delta) && typeof payload.delta.stop_reason === 'string') {
           this.stopReason = payload.delta.stop_reason;
         }
         if (isRecord(payload.usage)) this.mergeUsage(payload.usage);
-        break;
+        return true;
       case 'message_stop':
         this.stopped = true;
         out.push({ type: 'done', stopReason: this.stopReason, usage: this.usage });
-        break;
+        return true;
       case 'error':
-        throw streamedError(payload);
+        throw streamErrorEvent(
+          'messages',
+          isRecord(payload.error) ? payload.error : {},
+          'api_error',
+          typeof payload.request_id === 'string' ? payload.request_id : undefined,
+        );
       default:
-        break;
+        return false;
     }
   }
 
@@ -62,9 +69,10 @@ export class MessagesStreamReader {
     if (!this.stopped) throw truncatedStream('messages', 'message_stop');
   }
 
-  private startBlock(payload: Record<string, unknown>, out: ReplyEvent[]): void {
+  private startBlock(payload: Record<string, unknown>, out: ReplyEvent[]): boolean {
     const block = payload.content_block;
-    if (!isRecord(block)) return;
+    if (!isRecord(block)) return false;
+    const before = out.length;
     if (block.type === 'text' && typeof block.text === 'string' && block.text)
       out.push({ type: 'text', text: block.text });
     if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking) {
@@ -77,20 +85,29 @@ export class MessagesStreamReader {
         name: typeof block.name === 'string' ? block.name : '',
         json: initial,
       });
+      return true;
     }
+    return out.length > before;
   }
 
-  private readDelta(payload: Record<string, unknown>, out: ReplyEvent[]): void {
+  private readDelta(payload: Record<string, unknown>, out: ReplyEvent[]): boolean {
     const delta = payload.delta;
-    if (!isRecord(delta)) return;
+    if (!isRecord(delta)) return false;
     if (delta.type === 'text_delta' && typeof delta.text === 'string') {
       if (delta.text) out.push({ type: 'text', text: delta.text });
-    } else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') {
+      return delta.text.length > 0;
+    }
+    if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') {
       if (delta.thinking) out.push({ type: 'reasoning', text: delta.thinking });
-    } else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
+      return delta.thinking.length > 0;
+    }
+    if (delta.type === 'signature_delta') return true;
+    if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
       const open = this.toolUses.get(indexOf(payload));
       if (open) open.json += delta.partial_json;
+      return delta.partial_json.length > 0;
     }
+    return false;
   }
 
   private stopBlock(payload: Record<string, unknown>, out: ReplyEvent[]): void {
@@ -114,16 +131,4 @@ export class MessagesStreamReader {
 
 function indexOf(payload: Record<string, unknown>): number {
   return typeof payload.index === 'number' ? payload.index : 0;
-}
-
-function streamedError(payload: Record<string, unknown>): ServiceError {
-  const error = isRecord(payload.error) ? payload.error : {};
-  const type = typeof error.type === 'string' ? error.type : 'api_error';
-  return new ServiceError({
-    endpoint: 'messages',
-    status: statusForErrorType(type),
-    type,
-    message: `${typeof error.message === 'string' ? error.message : 'error event'} (sent mid-stream after HTTP 200)`,
-    requestId: typeof payload.request_id === 'string' ? payload.request_id : undefined,
-  });
 }

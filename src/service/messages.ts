@@ -31,12 +31,10 @@ export class MessagesClient extends ClientBase {
     this.enforce('messages', checkMessagesBody(body, this.edition));
     const reader = new MessagesStreamReader();
     const out: ReplyEvent[] = [];
-    for await (const { sse, json } of this.jsonEvents('messages', this.path, body, {
-      ...options,
-      auth: this.authStyle,
-    })) {
+    const stream = await this.openEvents('messages', this.path, body, { ...options, auth: this.authStyle });
+    for await (const { sse, json } of stream.events) {
       if (json === DONE || reader.finished) continue;
-      reader.read(sse.event, json, out);
+      if (reader.read(sse.event, json, out)) stream.progress();
       if (out.length > 0) {
         yield* out;
         out.length = 0;

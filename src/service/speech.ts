@@ -1,5 +1,7 @@
 import { ClientBase, badResponse, truncatedStream, type CallSignal } from './client-base.js';
-import { ServiceError, headerValue, isRecord } from './errors.js';
+import { ServiceError, headerValue, isRecord, streamErrorEvent } from './errors.js';
+import { EXPECT_SSE, expectAudio, type ContentExpectation } from './content-type.js';
+import { excerpt } from '../system/secrets.js';
 import { RequestValidationError } from '../contract/validation-error.js';
 import type { SpeechRequest } from '../contract/wire.js';
 import { DEFAULT_MODELS, speechStreamFormats } from '../contract/models.js';
@@ -18,6 +20,7 @@ const PATH = '/v1/audio/speech';
 
 /** `POST {base}/v1/audio/speech`: a whole file, an SSE stream of PCM deltas, or chunked bytes. */
 export class SpeechClient extends ClientBase {
+  /** The whole file; a response that is not audio of the requested format (a web page) fails. */
   async synthesize(request: SpeechRequest, options: CallSignal = {}): Promise<{ audio: Buffer; contentType: string }> {
     const body = this.body(request, undefined);
     const response = await this.transport.call({
@@ -26,6 +29,7 @@ export class SpeechClient extends ClientBase {
       body: JSON.stringify(body),
       contentType: 'application/json',
       accept: '*/*',
+      expect: expectAudio(request.response_format ?? 'wav'),
       signal: options.signal,
     });
     const contentType = headerValue(response.headers, 'content-type') ?? 'application/octet-stream';
@@ -34,25 +38,22 @@ export class SpeechClient extends ClientBase {
 
   /** `stream_format: sse`: decoded audio chunks (PCM unless another format is asked for) as they arrive, then usage. */
   async *streamSse(request: SpeechRequest, options: CallSignal = {}): AsyncGenerator<SpeechStreamEvent> {
-    const response = await this.openStream(this.body(request, 'sse'), 'text/event-stream', options.signal);
+    const response = await this.openStream(this.body(request, 'sse'), 'text/event-stream', EXPECT_SSE, options.signal);
     let done = false;
     for await (const event of decodeSse(response.chunks)) {
       if (done) continue;
       const payload = parsePayload(event.data);
       if (payload.type === 'speech.audio.delta') {
         if (typeof payload.audio !== 'string') throw badResponse('speech', 'an audio delta without audio');
-        yield { type: 'audio', audio: Buffer.from(payload.audio, 'base64') };
+        const audio = Buffer.from(payload.audio, 'base64');
+        if (audio.length > 0) response.progress();
+        yield { type: 'audio', audio };
       } else if (payload.type === 'speech.audio.done') {
+        response.progress();
         done = true;
         yield { type: 'done', usage: isRecord(payload.usage) ? readSpeechUsage(payload.usage) : undefined };
       } else if (isRecord(payload.error)) {
-        throw new ServiceError({
-          endpoint: 'speech',
-          status: 0,
-          type: typeof payload.error.type === 'string' ? payload.error.type : 'stream_error',
-          message: typeof payload.error.message === 'string' ? payload.error.message : 'error event mid-stream',
-          retryable: false,
-        });
+        throw streamErrorEvent('speech', payload.error, 'stream_error');
       }
     }
     if (!done) throw truncatedStream('speech', 'speech.audio.done');
@@ -64,17 +65,27 @@ export class SpeechClient extends ClientBase {
     if (!speechStreamFormats(model).includes('audio')) {
       throw new RequestValidationError('stream_format', `${model} supports only stream_format "sse"`, '"audio"');
     }
-    const response = await this.openStream(this.body(request, 'audio'), '*/*', options.signal);
-    yield* response.chunks;
+    const expected = expectAudio(request.response_format ?? 'pcm');
+    const response = await this.openStream(this.body(request, 'audio'), '*/*', expected, options.signal);
+    for await (const chunk of response.chunks) {
+      if (chunk.length > 0) response.progress();
+      yield chunk;
+    }
   }
 
-  private openStream(body: Record<string, unknown>, accept: string, signal: AbortSignal | undefined) {
+  private openStream(
+    body: Record<string, unknown>,
+    accept: string,
+    expect: ContentExpectation,
+    signal: AbortSignal | undefined,
+  ) {
     return this.transport.stream({
       endpoint: 'speech',
       path: PATH,
       body: JSON.stringify(body),
       contentType: 'application/json',
       accept,
+      expect,
       signal,
     });
   }
@@ -98,7 +109,7 @@ function parsePayload(data: string): Record<string, unknown> {
     endpoint: 'speech',
     status: 0,
     type: 'malformed_stream',
-    message: `an event's data is not a JSON object: ${data.slice(0, 80)}`,
+    message: `an event's data is not a JSON object: ${excerpt(data, 80)}`,
     retryable: false,
   });
 }

@@ -1,8 +1,9 @@
 import type { Transcription } from '../contract/wire.js';
 import { extname } from 'node:path';
-import { FormData } from 'undici';
 import { ClientBase, badResponse, parseBodyJson, type CallSignal } from './client-base.js';
 import { isRecord } from './errors.js';
+import { EXPECT_JSON } from './content-type.js';
+import { multipartBody } from './multipart.js';
 import { DEFAULT_MODELS } from '../contract/models.js';
 import { checkTranscriptionFields } from '../contract/rules/transcription.js';
 
@@ -30,21 +31,26 @@ export class TranscriptionClient extends ClientBase {
   async transcribe(request: TranscriptionRequest, options: CallSignal = {}): Promise<Transcription> {
     const model = request.model ?? DEFAULT_MODELS.transcription;
     this.enforce('transcription', checkTranscriptionFields({ ...request, model, file: request.file }, this.edition));
-    const form = new FormData();
     const type = MIME_TYPES[extname(request.file.name).toLowerCase()] ?? 'application/octet-stream';
-    form.append('file', new Blob([request.file.bytes], { type }), request.file.name);
-    form.append('model', model);
-    if (request.language) form.append('language', request.language);
-    if (request.prompt) form.append('prompt', request.prompt);
-    form.append('response_format', request.response_format ?? 'json');
-    if (request.temperature !== undefined) form.append('temperature', String(request.temperature));
+    const body = multipartBody(
+      {
+        model,
+        language: request.language || undefined,
+        prompt: request.prompt || undefined,
+        response_format: request.response_format ?? 'json',
+        temperature: request.temperature === undefined ? undefined : String(request.temperature),
+      },
+      { field: 'file', name: request.file.name, type, bytes: request.file.bytes },
+    );
     const response = await this.transport.call({
       endpoint: 'transcription',
       path: PATH,
-      body: form,
+      body: body.parts,
+      contentType: body.contentType,
+      expect: EXPECT_JSON,
       signal: options.signal,
     });
-    return readTranscription(parseBodyJson('transcription', response.body, response.requestId));
+    return readTranscription(parseBodyJson('transcription', response));
   }
 }
 

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { decodeFileToPcm } from '../audio/ffmpeg.js';
 import { dataUrl } from '../audio/data-url.js';
 import { rms, samplesOf } from '../audio/pcm.js';
-import { readWavInfo, pcmToWav } from '../audio/wav-header.js';
+import { pcmToWav, readPcm16Mono } from '../audio/wav-header.js';
 import { quietestCut } from '../listen/long-audio.js';
-import { LIMITS } from '../contract/limits.js';
+import { LIMITS, secondsAgainst } from '../contract/limits.js';
 import { referenceAudioProblem } from '../contract/rules/speech.js';
 import type { VoiceReference } from '../contract/wire.js';
 
@@ -52,17 +52,14 @@ export async function prepareReference(
   if (!text?.trim()) {
     throw new ReferenceClipError(`voice.referenceText is missing: the clip ${path} needs its verbatim transcript`);
   }
-  if (!existsSync(path)) throw new ReferenceClipError(`voice.reference ${path}: no such file`);
-  const source = readFileSync(path);
+  const source = readClip(path);
   const key = createHash('sha256').update(source).update(`|${REFERENCE_RATE_HZ}|v1`).digest('hex').slice(0, 32);
   const cachedAt = join(cacheDir, `reference-${key}.wav`);
   const fromCache = existsSync(cachedAt);
   let samples: Int16Array;
   let trimmedFromMs: number | undefined;
   if (fromCache) {
-    const wav = readFileSync(cachedAt);
-    const info = readWavInfo(wav);
-    samples = samplesOf(wav.subarray(info.dataOffset, info.dataOffset + info.dataBytes));
+    samples = samplesOf(readPcm16Mono(readFileSync(cachedAt)).pcm);
   } else {
     let decoded: Int16Array;
     try {
@@ -78,7 +75,7 @@ export async function prepareReference(
   const speechMs = voicedMs(samples);
   if (speechMs < MIN_SPEECH_MS) {
     throw new ReferenceClipError(
-      `voice.reference ${path}: only ${(speechMs / 1000).toFixed(1)} s of it sounds like speech; give 10 to 30 s of clear speech`,
+      `voice.reference ${path}: only ${secondsAgainst(speechMs, MIN_SPEECH_MS)} of it sounds like speech; give 10 to 30 s of clear speech`,
     );
   }
   const wav = pcmToWav(samples, REFERENCE_RATE_HZ);
@@ -99,9 +96,24 @@ export async function prepareReference(
     );
   }
   if (speechMs < RECOMMENDED_MIN_SPEECH_MS) {
-    warnings.push(`the clip has ${(speechMs / 1000).toFixed(1)} s of speech; 10 to 30 s clones a voice best`);
+    warnings.push(
+      `the clip has ${secondsAgainst(speechMs, RECOMMENDED_MIN_SPEECH_MS)} of speech; 10 to 30 s clones a voice best`,
+    );
   }
   return { reference, durationMs, speechMs, trimmedFromMs, cachedAt, fromCache, warnings };
+}
+
+function readClip(path: string): Buffer {
+  if (!existsSync(path)) throw new ReferenceClipError(`voice.reference ${path}: no such file`);
+  if (statSync(path).isDirectory())
+    throw new ReferenceClipError(`voice.reference ${path}: is a directory, not an audio file`);
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new ReferenceClipError(
+      `voice.reference ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
+  }
 }
 
 /** At most 30 s (a little under, so rounding never crosses it), ending at a quiet point. */

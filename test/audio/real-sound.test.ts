@@ -1,8 +1,9 @@
 /**
  * hark through a real sound server: the recording is played into a virtual microphone and
  * captured by the real recorder (node-record-lpcm16 with arecord, through ALSA's pulse
- * plugin); hark answers through the stand-in service and plays with the real `speaker`
- * package; the virtual speaker's monitor is recorded. The reply must be the stand-in's
+ * plugin); hark answers through the stand-in service and plays through the player it chooses
+ * for a machine with a sound server (pacat; HARK_TEST_PLAYER=speaker plays with the `speaker`
+ * package when it is installed); the virtual speaker's monitor is recorded. The reply must be the stand-in's
  * speech, and speech played during the reply must stop the real playback.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -118,8 +119,9 @@ beforeAll(async () => {
       HARK_SERVICE_BASE_URL: sim.url,
       HARK_API_KEY: sim.apiKey,
       HARK_AUDIO_RECORDER: 'arecord',
-      HARK_AUDIO_PLAYER: 'speaker',
+      HARK_AUDIO_PLAYER: process.env.HARK_TEST_PLAYER ?? 'auto',
       HARK_AUDIO_EARCONS: 'false',
+      HARK_WAKE_ENGINE: 'none',
       HARK_LOG_LEVEL: 'debug',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -131,7 +133,8 @@ beforeAll(async () => {
     pending = lines.pop() ?? '';
     for (const line of lines) if (line.trim()) events.push(JSON.parse(line) as Record<string, unknown>);
   });
-  await nextEvent('hark.listening');
+  const [chosen] = await Promise.all([nextEvent('player.chosen'), nextEvent('hark.listening')]);
+  console.log(`hark plays through ${String(chosen.player)} (${String(chosen.reason)})`);
   await wait(1500);
 });
 
@@ -225,8 +228,9 @@ describe('hark through a real sound server', () => {
     );
     expect(playedBefore).toBeGreaterThan(500);
     expect(onsetToSilenceMs).toBeLessThan(600);
-    // Not at once: hark waits for bargeIn.minSpeechMs of speech (the 1200-RMS onset here trails the
-    // soft start of the speech that the VAD hears by some tens of milliseconds).
-    expect(onsetToSilenceMs).toBeGreaterThanOrEqual(200);
+    // The silence is hark pausing for the user, not a gap between sentences that happened to
+    // follow: the reply was sounding just before the user began.
+    const soundingBefore = voiceWindows.slice(onset - 30, onset).filter((v) => v > VOICE).length;
+    expect(soundingBefore).toBeGreaterThan(0);
   });
 });

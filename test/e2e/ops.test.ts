@@ -26,8 +26,10 @@ describe('hark doctor', () => {
     expect(result.stdout).toMatch(/^ok +node +v20\./m);
     expect(result.stdout).toMatch(/^ok +config +valid/m);
     expect(result.stdout).toMatch(/^ok +VAD model +Silero v5 loads and runs/m);
+    // The default wake word, loaded and run, with its models' licence said plainly.
+    expect(result.stdout).toMatch(/^ok +wake word +openWakeWord hears hey_jarvis \(hey_jarvis: pre-trained, .*CC BY-NC-SA/m);
     expect(result.stdout).toMatch(
-      /^FAIL +capture device +arecord cannot record from hark_no_such_mic\n +fix: plug in a microphone/m,
+      /^FAIL +capture device +arecord cannot record from hark_no_such_mic: .*arecord.*\n +fix: plug in a microphone/m,
     );
     expect(result.stdout).toMatch(/^ok +service +http:\/\/127\.0\.0\.1:\d+\/ answers and accepts the key/m);
   });
@@ -68,6 +70,7 @@ describe('hark run as a systemd service', () => {
       WATCHDOG_USEC: '400000',
       HARK_SERVICE_BASE_URL: sim.url,
       HARK_API_KEY: sim.apiKey,
+      HARK_WAKE_ENGINE: 'none',
     });
     const child = spawn(process.execPath, [HARK, '--log-level', 'debug', 'run', '--input', input, '--output', output], {
       env,

@@ -6,7 +6,7 @@ import { bufferOf, resample, samplesOf } from '../../src/audio/pcm.js';
 import { readWavInfo } from '../../src/audio/wav-header.js';
 import { INTERRUPTED_MARK } from '../../src/dialog/conversation.js';
 import { promptTail } from '../../src/listen/transcript.js';
-import { MONOLOGUE, UTTERANCE } from '../helpers/speech.js';
+import { FIXTURES, MONOLOGUE, UTTERANCE } from '../helpers/speech.js';
 import { chatMessages, composeWav, runLoop } from '../helpers/loop.js';
 
 const SYSTEM = 'system: You are hark';
@@ -180,6 +180,7 @@ describe('wake and stop phrases', () => {
       input,
       fast: true,
       config: (c) => {
+        c.wake.engine = 'phrase';
         c.listen.wakePhrases = ['hey hark'];
         c.listen.followUpMs = 0;
       },
@@ -221,5 +222,33 @@ describe('a chat model that hears (edition B, Ming-3.0-audio-flash)', () => {
       query: { text: 'What is the tallest mountain?' },
       heard: 'Mount Everest.',
     });
+  });
+});
+
+describe('the wake word, heard on the device', () => {
+  it('turns come only from commands: unrelated speech before, between and after is never sent', async () => {
+    const clips = JSON.parse(readFileSync(join(FIXTURES, 'wake-clips.json'), 'utf8')) as { file: string }[];
+    const jarvis = join(FIXTURES, clips[0]?.file ?? '');
+    const unrelated = (name: string) => join(FIXTURES, 'speech', `${name}.wav`);
+    const input = await composeWav([unrelated('speech-b'), 1200, jarvis, 1500, unrelated('speech-c'), 1000]);
+    const run = await runLoop({
+      input,
+      fast: true,
+      config: (c) => {
+        c.wake.engine = 'openwakeword';
+        c.wake.models = ['hey_jarvis'];
+        // Read faster than real time, the follow-up window would cover everything after the command.
+        c.listen.followUpMs = 0;
+      },
+      prepare: (sim) => sim.script.transcript('What time is it?').reply('It is noon.'),
+    });
+    // One request, for the command alone: well under the whole clip's length.
+    const transcriptions = run.sim.requestsTo('transcription');
+    expect(transcriptions.length).toBeGreaterThanOrEqual(1);
+    for (const t of transcriptions)
+      expect((t.body as { file: { durationMs: number } }).file.durationMs).toBeLessThan(2500);
+    expect(run.outcomes.map((o) => o.query.text)).toEqual(['What time is it?']);
+    expect(run.logger.lines.find((l) => l.event === 'wake')).toMatchObject({ phrase: 'hey_jarvis' });
+    expect(run.logger.lines.filter((l) => l.event === 'listen.no_wake_word').length).toBeGreaterThanOrEqual(2);
   });
 });

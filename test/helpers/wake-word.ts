@@ -50,7 +50,8 @@ export class ScriptedWakeWord implements WakeWordDetector {
     }
   }
 
-  async drain(): Promise<void> {}
+  // Detections come out inside push: nothing is ever waiting.
+  drain(): void {}
 
   reset(): void {
     this.resets++;

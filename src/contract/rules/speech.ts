@@ -1,5 +1,5 @@
 import { readWavInfo } from '../../audio/wav-header.js';
-import { LIMITS, charCount } from '../limits.js';
+import { LIMITS, charCount, secondsAgainst } from '../limits.js';
 import { speechStreamFormats, type Edition } from '../models.js';
 import { Checker, isObject, measured } from './checker.js';
 import { checkModel } from './model.js';
@@ -88,7 +88,7 @@ export function referenceAudioProblem(audio: unknown): { limit: string; actual?:
     if (info.durationMs > limits.referenceMaxDurationMs) {
       return {
         limit: `clip must be at most ${limits.referenceMaxDurationMs / 1000} s`,
-        actual: `${(info.durationMs / 1000).toFixed(1)} s`,
+        actual: secondsAgainst(info.durationMs, limits.referenceMaxDurationMs),
       };
     }
   } catch (error) {

@@ -1,7 +1,7 @@
 import { extname } from 'node:path';
 import { mp3DurationMs } from '../../audio/mp3-duration.js';
 import { readWavInfo } from '../../audio/wav-header.js';
-import { LIMITS } from '../limits.js';
+import { LIMITS, secondsAgainst } from '../limits.js';
 import type { Edition } from '../models.js';
 import { Checker, measured } from './checker.js';
 import { checkModel } from './model.js';
@@ -63,7 +63,7 @@ function checkFile(check: Checker, file: TranscriptionFields['file']): void {
     check.fail(
       'file',
       `must be at most ${limits.fileMaxDurationMs / 1000} s long`,
-      measured(`${(durationMs / 1000).toFixed(1)} s`),
+      measured(secondsAgainst(durationMs, limits.fileMaxDurationMs)),
     );
   }
 }

@@ -2,7 +2,11 @@ import { PassThrough } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { micSource, type Recording } from '../../../src/audio/mic-source.js';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { firstValueFrom } from 'rxjs';
+import { MicError, micSource, type Recording } from '../../../src/audio/mic-source.js';
 import { createMemoryLogger } from '../../../src/system/logger.js';
 import { watchedLogger } from '../../helpers/logger.js';
 import { testScheduler } from '../../helpers/marbles.js';
@@ -95,5 +99,54 @@ describe('micSource', () => {
     } finally {
       process.env.PATH = path;
     }
+  });
+
+  describe('a recorder that cannot open the device', () => {
+    // A stand-in for arecord that says what the real one says when another program holds the card.
+    const bin = mkdtempSync(join(tmpdir(), 'hark-fake-arecord-'));
+    writeFileSync(
+      join(bin, 'arecord'),
+      '#!/bin/sh\necho "arecord: main:850: audio open error: Device or resource busy" >&2\nexit 1\n',
+    );
+    chmodSync(join(bin, 'arecord'), 0o755);
+    const withFakeRecorder = async <T>(run: () => Promise<T>): Promise<T> => {
+      const path = process.env.PATH;
+      process.env.PATH = `${bin}:${path ?? ''}`;
+      try {
+        return await run();
+      } finally {
+        process.env.PATH = path;
+      }
+    };
+
+    it('the mic.failed line keeps its own words, not just "stopped delivering audio"', async () => {
+      const logger = watchedLogger();
+      const failed = await withFakeRecorder(async () => {
+        const subscription = micSource({
+          recorder: 'arecord',
+          device: null,
+          sampleRateHz: 16000,
+          retryMaxMs: 300,
+          logger,
+        }).subscribe();
+        const line = await logger.line('mic.failed');
+        subscription.unsubscribe();
+        return line;
+      });
+      expect(failed.recorderSaid).toBe('arecord: main:850: audio open error: Device or resource busy');
+      expect(failed.error).toMatch(/: arecord: main:850: audio open error: Device or resource busy$/);
+    });
+
+    it('the Error raised (without reopening, as a one-off check does) carries them too', async () => {
+      const logger = createMemoryLogger();
+      const error = await withFakeRecorder(() =>
+        firstValueFrom(
+          micSource({ recorder: 'arecord', device: null, sampleRateHz: 16000, retryMaxMs: 300, logger, reopen: false }),
+        ).catch((e: unknown) => e),
+      );
+      expect(error).toBeInstanceOf(MicError);
+      expect((error as MicError).recorderSaid).toMatch(/Device or resource busy/);
+      expect((error as Error).message).toMatch(/Device or resource busy/);
+    });
   });
 });

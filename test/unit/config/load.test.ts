@@ -112,6 +112,38 @@ describe('loadConfig', () => {
     );
   });
 
+  it.each([
+    ['a mapping', 'chat: &loop\n  inner: *loop\n', 'chat.inner'],
+    ['a list', 'listen:\n  wakePhrases: &loop\n    - *loop\n', 'listen.wakePhrases[0]'],
+  ])('refuses a recursive YAML alias in %s with the file and the place named', (_what, text, at) => {
+    const path = file(text);
+    expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))).toEqual([
+      `${path}: ${at}: a YAML alias refers to a node that contains it; a configuration cannot be recursive`,
+    ]);
+  });
+
+  it('refuses aliases that expand without end (a "billion laughs" file) with the file named', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 9; i++)
+      levels.push(
+        `${'b'.repeat(i)}: &${'b'.repeat(i)} [${Array(10)
+          .fill(i === 1 ? '*a' : `*${'b'.repeat(i - 1)}`)
+          .join(', ')}]`,
+      );
+    const path = file(`${levels.join('\n')}\n`);
+    expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))[0]).toMatch(
+      new RegExp(`^${path}: YAML aliases:`),
+    );
+  });
+
+  it('says a directory given as the config file is a directory', () => {
+    const folder = join(dir, 'a-folder.yaml');
+    mkdirSync(folder);
+    expect(problemsOf(() => loadConfig({ configPath: folder, env: bare }))).toEqual([
+      `${folder}: is a directory, not a YAML file`,
+    ]);
+  });
+
   it('refuses an API key written in a config file, pointing to the right places', () => {
     const path = file('service:\n  apiKey: sk-123\n');
     const [problem] = problemsOf(() => loadConfig({ configPath: path, env: bare }));

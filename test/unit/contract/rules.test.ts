@@ -151,6 +151,8 @@ describe('speech limits', () => {
     expect(fieldsOf(speech({ references: [{ audio: ok.audio }] }))).toEqual(['references[0].text']);
     const long = { audio: wavDataUrl(toneWav(30_100, 8000)), text: 'words' };
     expect(speech({ references: [long] }).errors[0]?.message).toMatch(/at most 30 s \(got 30\.1 s\)/);
+    const barely = { audio: wavDataUrl(toneWav(30_005, 8000)), text: 'words' };
+    expect(speech({ references: [barely] }).errors[0]?.message).toMatch(/at most 30 s \(got 30\.005 s\)/);
     const mp3 = { audio: 'data:audio/mpeg;base64,AAAA', text: 'words' };
     expect(speech({ references: [mp3] }).errors[0]?.message).toMatch(/must be WAV/);
   });
@@ -178,6 +180,10 @@ describe('transcription limits', () => {
   it('refuses a file over 30 s or 10 MB', () => {
     expect(check({ file: { name: 'a.wav', bytes: toneWav(30_000, 8000) } }).errors).toEqual([]);
     expect(check({ file: { name: 'a.wav', bytes: toneWav(30_050, 8000) } }).errors[0]?.message).toMatch(/at most 30 s/);
+    // Enough digits to show why it failed: 30.001 s is over, "30.0 s" would not say so.
+    expect(check({ file: { name: 'a.wav', bytes: toneWav(30_001, 8000) } }).errors[0]?.message).toBe(
+      'file: must be at most 30 s long (got 30.001 s)',
+    );
     expect(check({ file: { name: 'a.wav', bytes: new Uint8Array(10_000_001) } }).errors[0]?.message).toMatch(
       /10000000 bytes/,
     );
@@ -218,6 +224,8 @@ describe('limits enforced on both sides of the wire', () => {
     ['/anthropic/v1/messages', { model: 'Ling-3.0-flash', messages: user, temperature: -1 }, 'temperature'],
     ['/v1/audio/speech', { model: 'Ming-3.0-tts', input: 'x', sample_rate: 44100 }, 'sample_rate'],
     ['/v1/audio/speech', { model: 'Ming-3.0-tts', input: '' }, 'input'],
+    // The spec gives the messages-style `system` as object[] only.
+    ['/anthropic/v1/messages', { model: 'Ling-3.0-flash', messages: user, system: 'Be brief.' }, 'system'],
   ])('the stand-in answers %s with a 400 naming %s', async (path, body, field) => {
     const response = await request(`${service.sim.url}${path}`, {
       method: 'POST',
@@ -228,6 +236,18 @@ describe('limits enforced on both sides of the wire', () => {
     const text = await response.body.text();
     expect(text).toContain(field);
     expect(JSON.parse(text)).toHaveProperty('error.message');
+  });
+
+  it("hark's own client still sends a plain system prompt, as the object[] the spec asks for", async () => {
+    const reply = await service.messages.create({
+      model: 'Ling-3.0-flash',
+      messages: [{ role: 'user', content: 'x' }],
+      system: 'Be brief.',
+    });
+    expect(reply.text).not.toBe('');
+    expect(service.sim.requestsTo('messages').at(-1)?.body).toMatchObject({
+      system: [{ type: 'text', text: 'Be brief.' }],
+    });
   });
 
   it('the stand-in refuses an unknown model with 404 and a missing body field with 400', async () => {

@@ -30,7 +30,7 @@ describe('loadWakeGate', () => {
 
   it('without the models, falls back to the phrase in the transcript (never to listening to everything), and says so', async () => {
     const logger = createMemoryLogger();
-    const gate = await loadWakeGate(config({ models: ['hey_jarvis', 'alexa'] }), logger, noModels());
+    const gate = await loadWakeGate(config({ models: ['hey_jarvis', 'alexa'] }), logger, { modelsDir: noModels() });
     expect(gate).toEqual({ engine: 'phrase', phrases: ['hey jarvis', 'alexa'] });
     expect(logger.lines.find((l) => l.event === 'wake.fallback')).toMatchObject({
       level: 'warn',

@@ -11,6 +11,7 @@ import type { AssistantEvent } from '../../../src/pipeline/events.js';
 import type { TranscribeResult, Vad } from '../../../src/pipeline/ports.js';
 import { silentLogger } from '../../../src/system/logger.js';
 import { FakePlayer, RecordingEarcons, pcm } from '../../helpers/fakes.js';
+import { ScriptedWakeWord } from '../../helpers/wake-word.js';
 import { testScheduler } from '../../helpers/marbles.js';
 
 /**
@@ -70,6 +71,8 @@ interface Run {
   /** What each chat request was asked. */
   asked: Message[][];
   transcriptions: number;
+  /** Samples of audio in each transcription request. */
+  transcribedSamples: number[];
   replies: ColdObservable<ReplyEvent>[];
   synth: Map<string, ColdObservable<Buffer>>;
   player: FakePlayer;
@@ -79,7 +82,7 @@ interface Run {
 function run(
   input: string,
   script: Script,
-  options: { queue?: boolean; config?: HarkConfig; shutdown?: string } = {},
+  options: { queue?: boolean; config?: HarkConfig; shutdown?: string; wake?: ScriptedWakeWord } = {},
 ): Run {
   const scheduler: TestScheduler = testScheduler();
   const result: Run = {
@@ -88,6 +91,7 @@ function run(
     turns: [],
     asked: [],
     transcriptions: 0,
+    transcribedSamples: [],
     replies: [],
     synth: new Map(),
     player: new FakePlayer(1000, () => scheduler.now()),
@@ -101,8 +105,9 @@ function run(
         config: options.config ?? config(),
         vad,
         transcriber: {
-          transcribe: (): Observable<TranscribeResult> => {
+          transcribe: (wav): Observable<TranscribeResult> => {
             result.transcriptions++;
+            result.transcribedSamples.push((wav.length - 44) / 2);
             return cold(script.transcription ?? '-(r|)', { r: { text: transcripts.shift() ?? '' } });
           },
         },
@@ -130,6 +135,7 @@ function run(
         earcons: result.earcons,
         logger: silentLogger,
         queue: options.queue ?? false,
+        wake: options.wake,
         shutdown: options.shutdown ? hot(options.shutdown) : NEVER,
         now: () => scheduler.now(),
       }),
@@ -325,16 +331,35 @@ describe('the assistant, microphone to speaker', () => {
       });
     });
 
-    it('the user goes on after the pause: the guess and its reply are dropped unheard, and counted', () => {
+    it('an unfinished clause at the pause: the wait grows, no reply is started on it, and the whole is answered', () => {
       // Pause at 3 (guessed at 4: "Add eggs and", unfinished, so the wait grows), speech again at 6.
       const r = run(
         'sssqqqsssqqqqqqq-----------------------------------------|',
-        { transcripts: ['Add eggs and', 'Add eggs and milk.'], replies: ['-a-b-(cd|)', '-(cd|)'] },
+        { transcripts: ['Add eggs and', 'Add eggs and milk.'], replies: ['-a-b-(cd|)'] },
+        { config: speculating },
+      );
+      expect(r.transcriptions).toBe(2);
+      expect(r.asked).toHaveLength(1);
+      expect(r.turns).toHaveLength(1);
+      expect(r.turns[0]).toMatchObject({
+        query: { text: 'Add eggs and milk.' },
+        heard: 'First sentence is here. Second sentence is here. Third one ends it.',
+        extraRequests: { transcriptions: 1, replies: 0 },
+      });
+      expect(r.earcons.played.filter((e) => e === 'thinking')).toHaveLength(1);
+    });
+
+    it('the user goes on after a pause that sounded finished: the guess and its reply are dropped unheard, and counted', () => {
+      // Pause at 3 (guessed at 4: "Add eggs", which could be the end; the reply asked for at
+      // once), speech again at 5, before the usual three frames of pause had passed.
+      const r = run(
+        'sssqqsssqqqqqqq-----------------------------------------|',
+        { transcripts: ['Add eggs', 'Add eggs and milk.'], replies: ['-a-b-(cd|)', '-(cd|)'] },
         { config: speculating },
       );
       expect(r.transcriptions).toBe(2);
       expect(r.asked).toHaveLength(2);
-      expect(r.replies[0]?.subscriptions.map((s) => [s.subscribedFrame, s.unsubscribedFrame])).toEqual([[4, 6]]);
+      expect(r.replies[0]?.subscriptions.map((s) => [s.subscribedFrame, s.unsubscribedFrame])).toEqual([[4, 5]]);
       expect(r.turns).toHaveLength(1);
       expect(r.turns[0]).toMatchObject({
         query: { text: 'Add eggs and milk.' },
@@ -368,5 +393,69 @@ describe('the assistant, microphone to speaker', () => {
     expect(r.turns).toHaveLength(1);
     expect(r.turns[0]?.query.text).toBe('Tell me three things.');
     expect(r.turns[0]?.heard).toBe('First sentence is here. Second sentence is here. Third one ends it.');
+  });
+
+  describe('with the wake word heard on the device', () => {
+    // Frame n of the input ends at (n + 1) * 32 ms of stream time.
+    const waking = config((c) => {
+      c.wake.engine = 'openwakeword';
+    });
+
+    it('sends nothing anywhere before the wake word', () => {
+      const r = run(
+        'sssqq------sssqq------|',
+        { transcripts: ['Unrelated.'], replies: [] },
+        { config: waking, wake: new ScriptedWakeWord([]) },
+      );
+      expect(r.transcriptions).toBe(0);
+      expect(r.asked).toHaveLength(0);
+      expect(r.events.filter(({ event }) => event.type === 'no-wake-word')).toHaveLength(2);
+    });
+
+    it('a command in the same breath is sent without the wake word: only the audio after it', () => {
+      // Speech 0-256 ms; the wake word ended at 96 ms (heard at 128): the command is the 160 ms after it.
+      const wake = new ScriptedWakeWord([{ atMs: 128, endMs: 96 }]);
+      const r = run(
+        'ssssssssqq---------------------------------------|',
+        { transcripts: ['What time is it?'], replies: ['-(cd|)'] },
+        { config: waking, wake },
+      );
+      expect(r.transcribedSamples).toEqual([2560]);
+      expect(r.asked[0]).toEqual([{ role: 'user', text: 'What time is it?' }]);
+      expect(r.earcons.played).toContain('listening');
+      expect(r.events.find(({ event }) => event.type === 'wake')?.event).toMatchObject({
+        type: 'wake',
+        phrase: 'hey_jarvis',
+      });
+    });
+
+    it('the wake word alone opens the window: the command that follows needs none', () => {
+      // "hey jarvis" (0-96 ms, heard at 100), a pause, then the command (frames 10-12).
+      const wake = new ScriptedWakeWord([{ atMs: 100, endMs: 96 }]);
+      const r = run(
+        'sssqq-----sssqq---------------------------------|',
+        { transcripts: ['Set a timer.'], replies: ['-(cd|)'] },
+        { config: waking, wake },
+      );
+      expect(r.transcriptions).toBe(1);
+      expect(r.asked[0]).toEqual([{ role: 'user', text: 'Set a timer.' }]);
+    });
+
+    it('when talking over hark needs the wake word, other speech neither pauses nor stops it', () => {
+      const strict = config((c) => {
+        c.wake.engine = 'openwakeword';
+        c.wake.bargeIn = 'wake-word';
+      });
+      // The command (wake word then speech, 0-256 ms); speech over the reply at 22-26 without the wake word.
+      const wake = new ScriptedWakeWord([{ atMs: 128, endMs: 96 }]);
+      const r = run(
+        'ssssssssqq------------sssssqq-------------------------------|',
+        { transcripts: ['Tell me three things.'], replies: ['-a-b-(cd|)'] },
+        { config: strict, wake },
+      );
+      expect(r.turns).toHaveLength(1);
+      expect(r.turns[0]?.interrupted).toBe(false);
+      expect(r.player.pauses).toBe(0);
+    });
   });
 });

@@ -102,7 +102,8 @@ describe('messages-style client against the stand-in', () => {
     const error = await collect(service.messages.stream({ model, messages: [{ role: 'user', content: 'q' }] })).catch(
       (e: unknown) => e,
     );
-    expect(error).toMatchObject({ name: 'ServiceError', type: 'overloaded_error', status: 529 });
+    expect(error).toMatchObject({ name: 'ServiceError', type: 'overloaded_error', status: 0 });
+    expect((error as Error).message).toMatch(/^messages: stream error overloaded_error: Overloaded/);
   });
 
   it('stops at a stop sequence and says which', async () => {

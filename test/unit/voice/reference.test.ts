@@ -1,4 +1,4 @@
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +38,7 @@ beforeAll(async () => {
   ]);
   await runFfmpeg(['-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '15', '-y', clip('silence.wav')]);
   writeFileSync(clip('not-audio.wav'), 'this is text, not audio');
+  mkdirSync(clip('a-folder'));
 });
 
 describe('prepareReference', () => {
@@ -84,6 +85,7 @@ describe('prepareReference', () => {
     ['no transcript', 'speech.mp3', null, /voice.referenceText is missing/],
     ['an empty transcript', 'speech.mp3', '  ', /voice.referenceText is missing/],
     ['a missing file', 'nowhere.wav', TEXT, /no such file/],
+    ['a directory', 'a-folder', TEXT, /voice.reference \S+a-folder: is a directory, not an audio file/],
     ['a file that is not audio', 'not-audio.wav', TEXT, /ffmpeg cannot read it as audio/],
     ['silence', 'silence.wav', TEXT, /only 0\.0 s of it sounds like speech/],
   ])('refuses %s with a clear error', async (_what, name, text, message) => {

@@ -1,0 +1,19 @@
+import { randomBytes } from 'node:crypto';
+import { rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * Writes a file under a temporary name beside it and renames it into place only when `write`
+ * succeeded: a failure never leaves a cut or wrong file under the name the user asked for.
+ */
+export async function writeWhole<T>(path: string, write: (partial: string) => Promise<T>): Promise<T> {
+  const partial = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.partial`);
+  try {
+    const result = await write(partial);
+    await rename(partial, path);
+    return result;
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
+}

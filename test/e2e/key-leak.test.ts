@@ -1,0 +1,213 @@
+/**
+ * The API key never leaves: every command runs with a distinctive key against a server that
+ * echoes it back everywhere it can (headers, short and long bodies, stream frames, error
+ * events, web pages), and nothing hark prints, logs, or hands a child process (environment or
+ * arguments) holds any ten characters of it. The children are stand-ins first on PATH that
+ * record their argv and environment, then do the real work where there is any.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HARK, cleanEnv, runHark, type RunResult } from '../helpers/cli.js';
+import { ffmpegPath } from '../../src/audio/ffmpeg.js';
+import { misbehavingServer, sseHeaders, type MisbehavingServer } from '../helpers/misbehaving-server.js';
+import { MONOLOGUE, UTTERANCE } from '../helpers/speech.js';
+
+const KEY = 'hk-LEAKCANARY-Z9x8W7v6U5t4S3r2Q1p0';
+const dir = mkdtempSync(join(tmpdir(), 'hark-key-leak-'));
+const bin = join(dir, 'bin');
+const childLog = join(dir, 'children.log');
+
+/** Any ten characters of the key in a row: catches the key whole, cut, or split across lines. */
+function leaksIn(text: string): string[] {
+  const found = new Set<string>();
+  for (let at = 0; at + 10 <= KEY.length; at++)
+    if (text.includes(KEY.slice(at, at + 10))) found.add(KEY.slice(at, at + 10));
+  return [...found];
+}
+
+/** A child stand-in: writes its name, argv and environment to the log, then runs `then`. */
+function fakeBinary(name: string, then: string): void {
+  const path = join(bin, name);
+  writeFileSync(path, `#!/bin/sh\n{ echo "=== ${name} $*"; env; } >> '${childLog}'\n${then}\n`);
+  chmodSync(path, 0o755);
+}
+
+/** The full path of a program on the PATH hark's tests were started with ('' when absent). */
+function installed(name: string): string {
+  return spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
+}
+
+const keyOf = (headers: Record<string, string | string[] | undefined>): string =>
+  String(headers['x-api-key'] ?? String(headers.authorization ?? '').replace(/^Bearer /, ''));
+
+/** An SSE event that is the key's worth of trouble: a delta carrying the key, split in two frames. */
+function chatFrames(res: ServerResponse, key: string): void {
+  const delta = (text: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
+  res.write(delta(`Your key is ${key.slice(0, 12)}`));
+  res.write(delta(`${key.slice(12)}, and again ${key}. Done.`));
+  res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+}
+
+/** Chooses a misbehaviour from what the client asked, echoing the key in each. */
+function echo(server: { chunks: number }) {
+  return (
+    req: { url?: string | undefined; body: string; headers: Record<string, string | string[] | undefined> },
+    res: ServerResponse,
+  ) => {
+    const key = keyOf(req.headers);
+    const headers = { 'x-request-id': key, 'x-echo': `key=${key}` };
+    const ask = req.body;
+    if (req.url?.includes('transcriptions')) {
+      // Every second chunk of a long file fails with a long page that ends in the key.
+      if (ask.includes('filename="chunk.wav"') && server.chunks++ % 2 === 1) {
+        res.writeHead(500, { 'content-type': 'text/plain', ...headers });
+        return res.end(`${'x'.repeat(490)}${key} and more of a long error page`);
+      }
+      res.writeHead(200, { 'content-type': 'application/json', ...headers });
+      return res.end(JSON.stringify({ text: `I heard ${key} clearly.` }));
+    }
+    if (req.url?.includes('speech')) {
+      if (ask.includes('"response_format":"mp3"')) {
+        res.writeHead(200, { 'content-type': 'text/html', ...headers });
+        return res.end(`<html><title>Login ${key}</title><body>${'y'.repeat(3000)}${key}</body></html>`);
+      }
+      sseHeaders(res, headers);
+      return res.end(
+        `data: ${JSON.stringify({ type: 'error', error: { type: 'invalid_key', message: `bad key ${key}` } })}\n\n`,
+      );
+    }
+    if (ask.includes('long-body')) {
+      res.writeHead(503, { 'content-type': 'text/plain', ...headers });
+      return res.end(`${'z'.repeat(490)}${key}`);
+    }
+    if (ask.includes('malformed')) {
+      sseHeaders(res, headers);
+      return res.end(`data: ${'m'.repeat(60)}${key}\n\n`);
+    }
+    if (ask.includes('error-event')) {
+      sseHeaders(res, headers);
+      res.write(`event: message_start\ndata: {"type":"message_start","message":{}}\n\n`);
+      return res.end(
+        `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: `${'o'.repeat(200)} ${key}` } })}\n\n`,
+      );
+    }
+    if (ask.includes('portal')) {
+      res.writeHead(200, { 'content-type': 'text/html', ...headers });
+      return res.end(`<title>${key}</title>`);
+    }
+    sseHeaders(res, headers);
+    chatFrames(res, key);
+  };
+}
+
+let server: MisbehavingServer;
+const state = { chunks: 0 };
+const outputs: { what: string; text: string }[] = [];
+
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return cleanEnv({
+    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    HARK_FFMPEG: join(bin, 'ffmpeg'),
+    HARK_SERVICE_BASE_URL: server.url,
+    HARK_SERVICE_RETRY_MAX_RETRIES: '0',
+    HARK_API_KEY: KEY,
+    ...extra,
+  });
+}
+
+async function hark(what: string, args: string[], extra: Record<string, string> = {}): Promise<RunResult> {
+  const result = await runHark(['--log-level', 'debug', ...args], { env: env(extra), timeoutMs: 40_000 });
+  outputs.push({ what: `${what} stdout`, text: result.stdout }, { what: `${what} stderr`, text: result.stderr });
+  return result;
+}
+
+beforeAll(async () => {
+  mkdirSync(bin);
+  // Each stand-in runs the real program by its full path (the stand-in itself is first on PATH).
+  const ffmpeg = ffmpegPath().includes('/') ? ffmpegPath() : installed('ffmpeg');
+  fakeBinary('ffmpeg', `exec '${ffmpeg}' "$@"`);
+  fakeBinary('arecord', 'echo "arecord: main:850: audio open error: No such device" >&2; exit 1');
+  fakeBinary('aplay', 'echo "**** List of PLAYBACK Hardware Devices ****"; exit 0');
+  const espeak = installed('espeak-ng');
+  fakeBinary('espeak-ng', espeak ? `exec '${espeak}' "$@"` : 'exit 1');
+  server = await misbehavingServer(echo(state));
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the API key never leaves hark', () => {
+  it.each([
+    ['chat (key in stream frames)', ['chat', 'say it back']],
+    ['chat --api messages (error event)', ['chat', '--api', 'messages', 'error-event']],
+    ['chat (long error body)', ['chat', 'long-body']],
+    ['chat (malformed frame)', ['chat', 'malformed']],
+    ['chat (web page)', ['chat', '--no-stream', 'portal']],
+  ])('%s', async (what, args) => {
+    await hark(what, args);
+  });
+
+  it('say, to an MP3 (a web page comes back) and to a WAV (an error event)', async () => {
+    expect((await hark('say mp3', ['say', 'Hello.', '-o', join(dir, 'a.mp3')])).code).toBe(1);
+    expect((await hark('say wav', ['say', 'Hello.', '-o', join(dir, 'a.wav')])).code).toBe(1);
+  });
+
+  it('transcribe, of a long file (the key in a transcript and in a failed chunk) and --json', async () => {
+    expect((await hark('transcribe', ['transcribe', MONOLOGUE])).code).toBe(1);
+    await hark('transcribe --json', ['transcribe', '--json', MONOLOGUE]);
+  });
+
+  it('run --input, with the key as a systemd credential', async () => {
+    const credentials = join(dir, 'credentials');
+    mkdirSync(credentials);
+    writeFileSync(join(credentials, 'hark-api-key'), `${KEY}\n`);
+    const result = await hark('run', ['run', '--input', UTTERANCE, '--fast', '-o', join(dir, 'out.wav')], {
+      HARK_API_KEY: '',
+      CREDENTIALS_DIRECTORY: credentials,
+      HARK_WAKE_ENGINE: 'none',
+    });
+    expect(result.stdout).toMatch(/"event":"turn"/);
+  });
+
+  it('doctor', async () => {
+    await hark('doctor', ['doctor'], { HARK_AUDIO_RECORDER: 'arecord' });
+  });
+
+  it('config show', async () => {
+    expect((await hark('config show', ['config', 'show'])).code).toBe(0);
+  });
+
+  it('sim', async () => {
+    const child = spawn(process.execPath, [HARK, 'sim', '--port', '0'], { env: env() });
+    let text = '';
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => {
+        text += d.toString();
+        if (text.includes('try:')) resolve();
+      });
+    });
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.on('close', resolve));
+    outputs.push({ what: 'sim stdout', text });
+  });
+
+  it('in nothing printed or logged, nor in any child process argv or environment', () => {
+    const children = readFileSync(childLog, 'utf8');
+    // The stand-ins did run: ffmpeg (decoding), arecord (doctor's capture check), aplay (device lists).
+    expect(children).toMatch(/^=== ffmpeg /m);
+    expect(children).toMatch(/^=== arecord /m);
+    expect(children).toMatch(/^=== aplay /m);
+    expect(children).not.toMatch(/HARK_API_KEY|CREDENTIALS_DIRECTORY/);
+    const leaks = [...outputs, { what: 'child argv and environment', text: children }]
+      .map(({ what, text }) => ({ what, leaked: leaksIn(text) }))
+      .filter(({ leaked }) => leaked.length > 0);
+    expect(leaks).toEqual([]);
+    // The commands did reach the server, and it echoed the key to them.
+    expect(server.requests.length).toBeGreaterThan(10);
+  });
+});

@@ -1,0 +1,82 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { lastWords } from '../../../src/audio/child-process.js';
+import { SpeakerPlayer } from '../../../src/audio/speaker-player.js';
+import { pcm } from '../../helpers/fakes.js';
+import { watchedLogger } from '../../helpers/logger.js';
+
+const STUBS = resolve(import.meta.dirname, '../../fixtures/speaker-stubs');
+
+describe('SpeakerPlayer (the speaker module in a child process)', () => {
+  it('hands the PCM to the module, and closing lets it finish', async () => {
+    const out = join(tmpdir(), `hark-speaker-stub-${process.pid}.raw`);
+    rmSync(out, { force: true });
+    const player = new SpeakerPlayer(16000, null, watchedLogger(), undefined, join(STUBS, 'records.cjs'));
+    player.write(pcm(250, 16000));
+    await player.close();
+    expect(readFileSync(out).length).toBe(8000);
+    expect(player.lastFailure).toBeUndefined();
+  });
+
+  it('a module that is not installed: one line saying so, with the fix, and no host started again', async () => {
+    const logger = watchedLogger();
+    const player = new SpeakerPlayer(16000, null, logger, undefined, join(STUBS, 'not-there.cjs'));
+    player.write(pcm(100, 16000));
+    expect(await logger.line('player.unavailable')).toMatchObject({
+      error: 'the speaker module is not installed',
+      fix: expect.stringMatching(/npm install -g speaker.*audio\.player: auto/),
+    });
+    player.write(pcm(100, 16000));
+    await player.close();
+    expect(logger.lines.filter((l) => l.event === 'player.unavailable')).toHaveLength(1);
+  });
+
+  it('a host that crashes says why in one line, not the tail of a stack trace', async () => {
+    const logger = watchedLogger();
+    const player = new SpeakerPlayer(16000, null, logger, undefined, join(STUBS, 'unplugged.cjs'));
+    player.write(pcm(100, 16000));
+    const line = await logger.line('player.host_exited');
+    expect(line.error).toBe('the speaker host exited with 1: Error: device unplugged');
+    expect(player.lastFailure).toBe(line.error);
+    await player.close();
+  });
+
+  it('a host aborted by the module (no usable device) says so, with ALSA’s own words', async () => {
+    const logger = watchedLogger();
+    const player = new SpeakerPlayer(16000, null, logger, undefined, join(STUBS, 'no-device.cjs'));
+    player.write(pcm(100, 16000));
+    expect((await logger.line('player.host_exited')).error).toBe(
+      'no usable audio output device (ALSA lib pcm.c:2664:(snd_pcm_open_noupdate) Unknown PCM hark_no_such_device)',
+    );
+    await player.close();
+  });
+});
+
+describe('lastWords', () => {
+  it('finds the error line of a Node.js crash, whatever follows it', () => {
+    const crash = [
+      'node:internal/modules/cjs/loader:1228',
+      '  throw err;',
+      '  ^',
+      '',
+      "Error: Cannot find module 'speaker'",
+      'Require stack:',
+      '- /opt/hark/dist/audio/speaker-host.js',
+      '    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15) {',
+      "  code: 'MODULE_NOT_FOUND',",
+      '}',
+      '',
+      'Node.js v20.20.2',
+    ].join('\n');
+    expect(lastWords(crash)).toBe("Error: Cannot find module 'speaker'");
+  });
+
+  it('else the last line that says something', () => {
+    expect(lastWords('aplay: main:831: audio open error: Device or resource busy\n')).toBe(
+      'aplay: main:831: audio open error: Device or resource busy',
+    );
+    expect(lastWords('}\n\nNode.js v20.20.2\n')).toBe('');
+  });
+});
