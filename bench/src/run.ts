@@ -11,6 +11,7 @@ import { benchAec } from './aec.js';
 import { benchWake } from './wake.js';
 import { benchRoom } from './room.js';
 import { benchTranscribeMemory } from './transcribe-memory.js';
+import { benchTools } from './tools.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<unknown>> = {
@@ -26,6 +27,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   wake: () => benchWake(),
   room: () => benchRoom(),
   'transcribe-memory': () => benchTranscribeMemory(),
+  tools: () => benchTools(),
 };
 
 for (const [name, run] of Object.entries(benches)) {

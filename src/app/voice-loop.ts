@@ -20,6 +20,7 @@ import { logEvents } from './log-events.js';
 import { setUpEcho } from './echo.js';
 import { warmUp } from './warm-up.js';
 import { servicePorts } from './service-ports.js';
+import { startTools, type ToolsOptions } from './tools.js';
 
 export interface VoiceLoopOptions {
   /** Listen to this file instead of the microphone. */
@@ -29,6 +30,8 @@ export interface VoiceLoopOptions {
   /** Take the input file as fast as possible (turns then queue instead of overlapping). */
   fast?: boolean | undefined;
   reference?: VoiceReference | undefined;
+  /** The clock timers ring by, and where they are kept (tests: a virtual clock, a temporary directory). */
+  tools?: Omit<ToolsOptions, 'player'> | undefined;
 }
 
 export interface VoiceLoop {
@@ -93,10 +96,12 @@ export async function startVoiceLoop(
 ): Promise<VoiceLoop> {
   const player = createPlayer(config, options, logger);
   // What takes time at start-up happens side by side: the models load while the text stages warm up.
-  const [vad, echo, wake] = await Promise.all([
+  // MCP servers connect meanwhile too (each waits at most 10 s; one that does not answer joins later).
+  const [vad, echo, wake, tools] = await Promise.all([
     loadVad(config.vad, logger),
     setUpEcho(config, player, logger, !options.input && !options.output),
     loadWakeGate(config, logger, { live: !options.fast }),
+    config.tools.enabled ? startTools(config, logger, { ...options.tools, player }) : undefined,
     warmUp(),
   ]);
   // The transcript's wake phrases count only when the wake word is not heard on the device.
@@ -109,7 +114,8 @@ export async function startVoiceLoop(
       vad,
       echo: echo.canceller,
       wake: wake.engine === 'openwakeword' ? wake.detector : undefined,
-      ...servicePorts(service, config, options.reference),
+      ...servicePorts(service, config, options.reference, tools && { box: tools.registry, logger }),
+      announcements: tools?.announcements,
       player,
       earcons,
       logger,
@@ -124,11 +130,13 @@ export async function startVoiceLoop(
   const done = new Promise<void>((resolve, reject) => {
     events.subscribe({ complete: resolve, error: reject });
   });
+  await tools?.start();
   // Every caller waits for the one stop to finish: the player's file is complete only after its close.
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
       stopping.next();
       await done.catch(() => undefined);
+      await tools?.close();
       await player.close();
       echo.canceller?.close();
       if (wake.engine === 'openwakeword') await wake.detector.close();
@@ -143,6 +151,7 @@ export async function startVoiceLoop(
     wake: wake.engine,
     api: config.service.api,
     model: config.chat.model,
+    tools: tools?.registry.list().map((t) => t.name) ?? [],
     bargeIn: config.bargeIn.enabled && !options.fast,
     // From the process's start (performance's time origin) to here: what start-up costs.
     startupMs: Math.round(performance.now()),
