@@ -104,6 +104,21 @@ export async function recordMix(server: SoundServer): Promise<{ path: string; st
   };
 }
 
+/**
+ * What plays on `from` is heard in `into` as well, after `latencyMs`: the speaker in the same
+ * box as the microphone. Returns a function that takes the path away again.
+ */
+export function feedBack(server: SoundServer, from: string, into: string, latencyMs = 60): () => void {
+  const loaded = spawnSync(
+    'pactl',
+    ['load-module', 'module-loopback', `source=${from}.monitor`, `sink=${into}`, `latency_msec=${latencyMs}`],
+    { env: server.env, encoding: 'utf8' },
+  );
+  const module = loaded.stdout.trim();
+  if (loaded.status !== 0 || !module) throw new Error(`pactl load-module module-loopback failed: ${loaded.stderr}`);
+  return () => void pactl(server.env, 'unload-module', module);
+}
+
 export function play(server: SoundServer, sink: string, file: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const player = spawn('paplay', [`--device=${sink}`, file], { env: server.env, stdio: 'ignore' });
