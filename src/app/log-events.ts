@@ -100,6 +100,7 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
         return;
       case 'tentative':
       case 'silence':
+      case 'meter':
       case 'transcript':
       case 'query':
         return;

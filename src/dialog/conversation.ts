@@ -50,14 +50,14 @@ export function messagesFor(conversation: Conversation, text: string, audio?: st
 /**
  * A finished turn folded in. A reply heard to the end opens the follow-up window; a cut one
  * keeps only what was heard, marked; a query cut before hark said a word is carried into the
- * next one (unless a stop phrase cut it); a failure that said nothing leaves no trace.
+ * next one (unless a stop phrase or the stop button cut it); a failure that said nothing leaves no trace.
  */
 export function afterTurn(conversation: Conversation, turn: Turn, policy: ConversationPolicy): Conversation {
   const next: Conversation = { ...conversation, carried: '' };
   if (turn.interrupted) next.interruptedAt = turn.endedAt;
   if (!turn.interrupted && !turn.failed) next.followUpUntil = turn.endedAt + policy.followUpMs;
   if (turn.interrupted && !turn.heard)
-    return turn.interrupted === 'stop' ? next : { ...next, carried: turn.query.text };
+    return turn.interrupted === 'stop' || turn.interrupted === 'control' ? next : { ...next, carried: turn.query.text };
   if (!turn.heard && turn.failed) return next;
   const cut = turn.interrupted || turn.failed !== undefined;
   const reply = cut ? `${turn.heard.trimEnd()}${INTERRUPTED_MARK}`.trimStart() : turn.reply;

@@ -60,6 +60,7 @@ import { recordTurn } from './record-turn.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
 import { judgeBargeIn } from './judge-barge-in.js';
+import { meterLevels } from './meter-levels.js';
 import { speakableText } from './speakable-text.js';
 import { splitSentences } from './split-sentences.js';
 import { takeTurns, type TurnControl } from './take-turns.js';
@@ -84,8 +85,15 @@ export interface AssistantDeps {
   queue: boolean;
   /** Stops listening, cuts the turn under way (its record still comes out) and ends the loop. */
   shutdown: Observable<unknown>;
+  /** Cuts the turn under way, as a stop phrase would (the status page's stop button). */
+  stops?: Observable<unknown> | undefined;
+  /** Whether anyone looks at the meters (a status page): while false, none are made. */
+  metering?: Observable<boolean> | undefined;
   now: () => number;
 }
+
+/** Meters about 15 times a second: enough to look alive, cheap to send. */
+const METER_MS = 66;
 
 /**
  * One subscription to a stage, however many read it: one that subscribes after the stage is over
@@ -123,7 +131,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const audio = pcm.pipe(takeUntil(deps.shutdown), once());
 
       // Listening half.
-      const heard = audio.pipe(
+      const scored = audio.pipe(
         toFrames(VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ, now),
         deps.echo ? cancelEcho(deps.echo, VAD_SAMPLE_RATE_HZ, logger) : identity,
         tap((frame) => wake?.push(frame.samples)),
@@ -131,6 +139,9 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
           fallbackGateDbfs: config.vad.energyGateDbfs,
           ownVoiceBelowDb: config.bargeIn.ownVoiceBelowDb,
         }),
+        once(),
+      );
+      const heard = scored.pipe(
         segment(
           { ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ, speculateAfterMs },
           combineLatest([state, endpoint]).pipe(
@@ -226,6 +237,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
           interruptions: interruptions.pipe(filter((event) => event.phase === 'confirmed')),
           queue: !bargeIn,
           shutdown: deps.shutdown,
+          stops: deps.stops,
           retractions: transcripts.pipe(
             ofType('retracted'),
             map(({ utteranceId }) => utteranceId),
@@ -262,7 +274,9 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const onsets = heard.pipe(ofType('speech'), startWith(undefined));
       const bargeIns = turns.pipe(
         ofType('turn'),
-        filter(({ turn }) => turn.interrupted !== false && turn.interrupted !== 'shutdown'),
+        filter(
+          ({ turn }) => turn.interrupted !== false && turn.interrupted !== 'shutdown' && turn.interrupted !== 'control',
+        ),
         withLatestFrom(onsets),
         map(([{ turn }, onset]): TurnEvent => ({
           type: 'barge-in',
@@ -305,6 +319,11 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         states,
         turns.pipe(ofType('turn')),
         bargeIns,
+        deps.metering
+          ? scored.pipe(
+              meterLevels({ on: deps.metering, intervalMs: METER_MS, now, wake: wake?.scores, echo: deps.echo }),
+            )
+          : EMPTY,
         merge(remembering, holding, sounds, endpoints).pipe(ignoreElements()),
       );
     });
