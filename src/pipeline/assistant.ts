@@ -317,7 +317,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         transcripts,
         verdicts,
         states,
-        turns.pipe(ofType('turn')),
+        turns.pipe(ofType('turn', 'saying')),
         bargeIns,
         deps.metering
           ? scored.pipe(

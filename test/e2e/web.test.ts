@@ -1,0 +1,88 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSim, type SimServer } from '../../src/sim/server.js';
+import { cleanEnv, runHark } from '../helpers/cli.js';
+import { FAST_TIMING } from '../helpers/service.js';
+import { UTTERANCE } from '../helpers/speech.js';
+import { startWebHark } from '../helpers/web.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hark-web-'));
+const TOKEN = 'e2e-page-token-4c07d9a1b2';
+let sim: SimServer;
+beforeAll(async () => {
+  sim = await startSim({ timing: FAST_TIMING });
+});
+afterAll(() => sim.close());
+
+const service = (): Record<string, string> => ({ HARK_SERVICE_BASE_URL: sim.url, HARK_API_KEY: sim.apiKey });
+
+describe('the status page, served by hark run', () => {
+  it('on an address other machines reach, without a token, hark refuses to start', async () => {
+    const result = await runHark(['run', '--input', UTTERANCE, '--web', '-o', join(dir, 'refused.wav')], {
+      env: cleanEnv({ ...service(), HARK_WEB_LISTEN: '0.0.0.0:0' }),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/web\.listen: 0\.0\.0\.0:0 can be reached from other machines.*set HARK_WEB_TOKEN/);
+    expect(result.stdout).not.toMatch(/hark\.listening/);
+  });
+
+  it('run --input --web: the turn is in /api/turns and /api/state, and the page stays up until Ctrl-C', async () => {
+    sim.script.transcript('What is the tallest mountain?').reply('It is Mount Everest. It is very high.');
+    const hark = await startWebHark(
+      ['run', '--input', UTTERANCE, '--fast', '--web', '-o', join(dir, 'run.wav')],
+      service(),
+    );
+    try {
+      await hark.line('web.staying');
+      const { turns, stats } = (await (await fetch(`${hark.url}api/turns`)).json()) as {
+        turns: { transcript: string; reply: string; latencyMs: Record<string, number> }[];
+        stats: Record<string, { median: number }>;
+      };
+      expect(turns).toHaveLength(1);
+      expect(turns[0]).toMatchObject({
+        transcript: 'What is the tallest mountain?',
+        reply: 'It is Mount Everest. It is very high.',
+      });
+      expect(Object.keys(turns[0]?.latencyMs ?? {})).toEqual(
+        expect.arrayContaining(['transcript', 'firstToken', 'firstSentence', 'firstAudioByte', 'firstSamplePlayed']),
+      );
+      expect(stats.firstSamplePlayed?.median).toBeGreaterThan(0);
+      const state = (await (await fetch(`${hark.url}api/state`)).json()) as { state: string; conversation: unknown[] };
+      expect(state.state).toBe('listening');
+      expect(state.conversation).toHaveLength(1);
+    } finally {
+      expect(await hark.stop()).toBe(0);
+    }
+  });
+
+  it('with a token, off loopback: 401 for a wrong one; no response carries the token or the API key', async () => {
+    const hark = await startWebHark(['run', '--input', UTTERANCE, '--fast', '--web', '-o', join(dir, 'lan.wav')], {
+      ...service(),
+      HARK_WEB_LISTEN: '0.0.0.0:0',
+      HARK_WEB_TOKEN: TOKEN,
+    });
+    try {
+      await hark.line('web.staying');
+      expect((await fetch(`${hark.url}api/state`)).status).toBe(401);
+      expect((await fetch(`${hark.url}api/state?token=not-the-token-at-all`)).status).toBe(401);
+      const wrong = await fetch(`${hark.url}`, { headers: { Authorization: 'Bearer not-the-token-at-all' } });
+      expect(wrong.status).toBe(401);
+      const auth = { Authorization: `Bearer ${TOKEN}` };
+      for (const path of ['', 'app.js', 'api/state', 'api/turns', 'api/config', 'api/doctor', 'api/log']) {
+        const response = await fetch(`${hark.url}${path}`, { headers: auth });
+        expect(response.status, path).toBe(200);
+        const everything = JSON.stringify([...response.headers]) + (await response.text());
+        expect(everything, path).not.toContain(TOKEN);
+        expect(everything, path).not.toContain(sim.apiKey);
+      }
+      const config = (await (await fetch(`${hark.url}api/config`, { headers: auth })).json()) as {
+        secrets: Record<string, string>;
+      };
+      expect(config.secrets).toEqual({ apiKey: 'set (not shown)', webToken: 'set (not shown)' });
+    } finally {
+      expect(await hark.stop()).toBe(0);
+    }
+  });
+});
