@@ -36,6 +36,16 @@ export default tseslint.config(
     rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // Build-time scripts run by plain Node: ES modules, linted without type information.
+    files: ['scripts/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: { process: 'readonly', console: 'readonly' },
+    },
+  },
+  {
     // vitest's asymmetric matchers (expect.any, expect.stringMatching) are typed `any`; fakes and
     // benchmark stubs keep the async shape of what they stand in for.
     files: ['test/**/*.ts', 'bench/src/**/*.ts'],

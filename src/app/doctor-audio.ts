@@ -1,6 +1,7 @@
 import { Subject, TimeoutError, lastValueFrom, merge, take, timeout, toArray } from 'rxjs';
 import { lastWords } from '../audio/child-process.js';
-import { choosePlayer, findOnPath, systemProbe, type SoundProbe } from '../audio/choose-player.js';
+import { choosePlayer, systemProbe, type SoundProbe } from '../audio/choose-player.js';
+import { findOnPath } from '../system/find-on-path.js';
 import { commandWords } from '../audio/command-player.js';
 import { alsaDevices, serverDevices } from '../audio/devices.js';
 import { micSource } from '../audio/mic-source.js';

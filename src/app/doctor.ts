@@ -6,7 +6,7 @@ import { ServiceError } from '../service/errors.js';
 import type { Service } from '../service/index.js';
 import { prepareReference } from '../voice/reference.js';
 import { runChild } from '../system/spawn.js';
-import { findOnPath } from '../audio/choose-player.js';
+import { findOnPath } from '../system/find-on-path.js';
 import { checkCapture, checkPlaybackDevices, checkPlayer } from './doctor-audio.js';
 import { fail, note, ok, skip, type CheckResult } from './doctor-result.js';
 

@@ -21,6 +21,7 @@ export function servicePorts(
         const result = await service.transcription.transcribe(request, { signal });
         return { text: result.text, tokens: result.usage.total_tokens };
       }),
+    prepare: () => void service.transport.warm(),
   };
   const replyModel: ReplyModel = {
     reply: (history) => fromAbortable((signal) => streamReply(service, config, history, signal)),

@@ -167,7 +167,8 @@ export async function startVoiceLoop(
     model: config.chat.model,
     bargeIn: config.bargeIn.enabled && !options.fast,
   };
-  logger.info('hark.listening', about);
+  // From the process's start (performance's time origin) to here: what start-up costs.
+  logger.info('hark.listening', { ...about, startupMs: Math.round(performance.now()) });
   return {
     events,
     player,

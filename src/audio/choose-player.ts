@@ -1,5 +1,6 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { findOnPath } from '../system/find-on-path.js';
 import { runChild } from '../system/spawn.js';
 
 /** What `audio.player` may say. */
@@ -48,25 +49,6 @@ export function systemProbe(env: NodeJS.ProcessEnv = process.env): SoundProbe {
       }
     },
   };
-}
-
-export function findOnPath(binary: string, path: string): string | undefined {
-  if (binary.includes('/')) return executable(binary) ? binary : undefined;
-  for (const dir of path.split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, binary);
-    if (executable(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { abortError } from '../system/abort.js';
-import { runChild, spawnChild } from '../system/spawn.js';
+import { findOnPath } from '../system/find-on-path.js';
+import { spawnChild } from '../system/spawn.js';
 
 let cachedPath: string | undefined;
 
@@ -9,8 +10,9 @@ export function ffmpegPath(): string {
   if (cachedPath) return cachedPath;
   const override = process.env.HARK_FFMPEG;
   if (override) return (cachedPath = override);
-  const probe = runChild('ffmpeg', ['-version'], { stdio: 'ignore' });
-  if (probe.status === 0) return (cachedPath = 'ffmpeg');
+  // A PATH lookup, not a trial run: `ffmpeg -version` costs a tenth of a second at every start.
+  const system = findOnPath('ffmpeg', process.env.PATH ?? '');
+  if (system) return (cachedPath = system);
   try {
     const require = createRequire(import.meta.url);
     const installer = require('@ffmpeg-installer/ffmpeg') as { path: string };

@@ -1,14 +1,15 @@
 import { Option, type Command } from 'commander';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
-import { runDoctor, type CheckResult } from '../app/doctor.js';
-import { defaultServiceSetting, runAsServiceUser } from '../app/service-user.js';
+import type { CheckResult } from '../app/doctor.js';
 import { silentLogger } from '../system/logger.js';
+import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { UsageError, connectService, type GlobalOptions } from './context.js';
 
 const MARK: Record<CheckResult['status'], string> = { ok: 'ok  ', note: 'note', fail: 'FAIL', skip: 'skip' };
-const HARK_MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
+/** This very hark (the bundle, or the compiled modules in a checkout), to run again as the service's user. */
+const HARK_MAIN = process.argv[1] ?? join(PACKAGE_ROOT, 'dist', 'bin', 'hark.js');
 
 interface DoctorOptions {
   asService?: boolean;
@@ -36,6 +37,7 @@ export function registerDoctor(program: Command, globals: () => GlobalOptions): 
           'checking as hark.service runs: an unprivileged user (nobody) in the audio group, /etc/hark as the unit reads it\n',
         );
         const sim = globals().sim ? ['--sim'] : [];
+        const { defaultServiceSetting, runAsServiceUser } = await import('../app/service-user.js');
         const setting = defaultServiceSetting();
         process.exitCode = await runAsServiceUser(HARK_MAIN, [...sim, 'doctor', '--in-service'], {
           ...setting,
@@ -53,6 +55,7 @@ export function registerDoctor(program: Command, globals: () => GlobalOptions): 
       }
       const connection = loaded ? await connectService(loaded, globals().sim === true, silentLogger) : undefined;
       try {
+        const { runDoctor } = await import('../app/doctor.js');
         const results = await runDoctor({
           loaded,
           configError,

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/errors.js';
 import { ServiceError } from '../service/errors.js';

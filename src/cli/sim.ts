@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { startSim } from '../sim/server.js';
 import type { Fault, ReplyScript } from '../sim/script.js';
 import { commandLogger, parseNumber, UsageError, type GlobalOptions } from './context.js';
 
@@ -45,6 +44,7 @@ export function registerSim(program: Command, globals: () => GlobalOptions): voi
     .action(async (options: SimCliOptions) => {
       if (options.edition !== 'A' && options.edition !== 'B') throw new UsageError('--edition must be A or B');
       const logger = commandLogger(globals(), undefined, 'stderr');
+      const { startSim } = await import('../sim/server.js');
       const sim = await startSim({
         host: options.host,
         port: options.port,

@@ -28,6 +28,8 @@ export interface TranscribeResult {
 export interface Transcriber {
   /** One WAV of at most 30 s; `prompt` carries the tail of what came before. */
   transcribe(wav: Buffer, prompt: string | undefined): Observable<TranscribeResult>;
+  /** Speech has begun: a transcription will be asked for soon (open a connection now). */
+  prepare?(): void;
 }
 
 export interface ReplyModel {

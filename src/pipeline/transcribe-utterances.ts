@@ -14,6 +14,7 @@ import {
   shareReplay,
   take,
   takeUntil,
+  tap,
   withLatestFrom,
   type Observable,
   type OperatorFunction,
@@ -55,7 +56,8 @@ interface Guess {
  * utterance) and given out as a tentative transcript; if the user goes on, that request is
  * dropped (its connection closed) and a retraction given out; if the utterance ends there, the
  * guess is the transcript, without a second request. At most one guess is in flight. A failed
- * transcription becomes an event: the utterance is reported lost and listening goes on.
+ * transcription becomes an event: the utterance is reported lost and listening goes on. The
+ * transcriber hears of each stretch of speech as it begins, to be ready when it ends.
  */
 export function transcribeUtterances(
   transcriber: Transcriber,
@@ -152,7 +154,13 @@ export function transcribeUtterances(
           }),
         );
       };
+      let prepared: number | undefined;
       return events.pipe(
+        tap((event) => {
+          if (event.type !== 'speech' || event.id === prepared) return;
+          prepared = event.id;
+          transcriber.prepare?.();
+        }),
         connect((shared) =>
           merge(
             shared.pipe(

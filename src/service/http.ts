@@ -14,6 +14,8 @@ import { deadlineError, idleError, streamError, transportError } from './transpo
 export type AuthStyle = 'bearer' | 'x-api-key';
 type Headers = Record<string, string | string[] | undefined>;
 
+const USER_AGENT = 'hark/0.1';
+
 export interface Timeouts {
   /** Whole non-streaming call; the service itself gives up at 90 s. */
   requestMs: number;
@@ -82,6 +84,8 @@ export class Transport {
   private readonly logger: Logger;
   private readonly connections: number;
   private readonly random: () => number;
+  private warming: Promise<void> | undefined;
+  private readonly closing = new AbortController();
 
   constructor(options: TransportOptions) {
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
@@ -158,7 +162,38 @@ export class Transport {
     });
   }
 
+  /**
+   * Opens connections to the service before they are needed, so a turn does not wait for TCP and
+   * TLS handshakes (keep-alive connections close when idle between turns): up to `connections`
+   * open at once, by an OPTIONS request for the base URL that carries no key (undici closes a connection after HEAD). Failures are left to the
+   * request that follows, which has its own retries.
+   */
+  warm(connections = 2): Promise<void> {
+    if (this.warming) return this.warming;
+    const pool = this.pool(this.base.origin);
+    const missing = connections - pool.stats.connected;
+    if (missing <= 0 || this.closing.signal.aborted) return Promise.resolve();
+    const opened = Array.from({ length: missing }, () =>
+      pool
+        .request({
+          path: this.base.pathname,
+          method: 'OPTIONS',
+          headers: { 'user-agent': USER_AGENT },
+          headersTimeout: this.timeouts.connectMs,
+          signal: this.closing.signal,
+        })
+        .then((response) => response.body.dump()),
+    );
+    this.warming = Promise.allSettled(opened).then(() => {
+      this.warming = undefined;
+      this.logger.debug('service.warmed', { connected: pool.stats.connected });
+    });
+    return this.warming;
+  }
+
   async close(): Promise<void> {
+    this.closing.abort();
+    await this.warming;
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((pool) => pool.close()));
@@ -256,7 +291,7 @@ export class Transport {
   ): Promise<Dispatcher.ResponseData> {
     const url = new URL(options.path.replace(/^\//, ''), this.base);
     const headers: Record<string, string> = {
-      'user-agent': 'hark/0.1',
+      'user-agent': USER_AGENT,
       accept: options.accept ?? 'application/json',
     };
     if (options.contentType) headers['content-type'] = options.contentType;

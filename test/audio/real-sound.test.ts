@@ -228,8 +228,9 @@ describe('hark through a real sound server', () => {
     );
     expect(playedBefore).toBeGreaterThan(500);
     expect(onsetToSilenceMs).toBeLessThan(600);
-    // Not at once: hark waits for bargeIn.minSpeechMs of speech (the 1200-RMS onset here trails the
-    // soft start of the speech that the VAD hears by some tens of milliseconds).
-    expect(onsetToSilenceMs).toBeGreaterThanOrEqual(200);
+    // The silence is hark pausing for the user, not a gap between sentences that happened to
+    // follow: the reply was sounding just before the user began.
+    const soundingBefore = voiceWindows.slice(onset - 30, onset).filter((v) => v > VOICE).length;
+    expect(soundingBefore).toBeGreaterThan(0);
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-export const HARK = resolve(import.meta.dirname, '../../dist/cli/main.js');
+export const HARK = resolve(import.meta.dirname, '../../dist/bin/hark.js');
 
 export interface RunResult {
   code: number | null;

@@ -168,4 +168,28 @@ describe('transcribeUtterances', () => {
       ).toBe('------(x|)', { x: 'Hello.|1' });
     });
   });
+
+  it('tells the transcriber once per stretch of speech, as it begins, so a connection is ready when it ends', () => {
+    const prepared: string[] = [];
+    testScheduler().run(({ cold, hot, expectObservable }) => {
+      const transcriber = {
+        ...scripted([cold('-(r|)', { r: { text: 'One.' } }), cold('-(r|)', { r: { text: 'Two.' } })]),
+        prepare: () => prepared.push('ready'),
+      };
+      const heard = hot('-aaa-u-bb-v|', {
+        a: speech(1),
+        u: utterance(1, 0, true),
+        b: speech(2),
+        v: utterance(2, 0, true),
+      });
+      expectObservable(
+        heard.pipe(
+          tap((event) => event.type === 'speech' && prepared.push(`speech ${event.id}`)),
+          transcribeUtterances(transcriber, silentLogger, clock, NO_GUESSES),
+          map(tagged),
+        ),
+      ).toBe('------x----(y|)', { x: 'One.|1', y: 'Two.|1' });
+    });
+    expect(prepared).toEqual(['speech 1', 'ready', 'speech 1', 'speech 1', 'speech 2', 'ready', 'speech 2']);
+  });
 });

@@ -201,3 +201,39 @@ describe('the API key', () => {
     expect(JSON.stringify(record?.body)).not.toContain(service.sim.apiKey);
   });
 });
+
+describe('warming', () => {
+  it('opens connections before a turn needs them, without the key, and the next request uses one', async () => {
+    let connections = 0;
+    const seen: { method: string; keyed: boolean }[] = [];
+    const server: Server = createServer((req, res) => {
+      seen.push({ method: req.method ?? '', keyed: 'authorization' in req.headers || 'x-api-key' in req.headers });
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(req.method === 'OPTIONS' ? 404 : 200, { 'content-type': 'application/json' });
+        res.end(req.method === 'OPTIONS' ? undefined : '{}');
+      });
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const transport = new Transport({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-warm-test' });
+    try {
+      await transport.warm(2);
+      expect(connections).toBe(2);
+      expect(seen).toEqual([
+        { method: 'OPTIONS', keyed: false },
+        { method: 'OPTIONS', keyed: false },
+      ]);
+      await transport.warm(2);
+      expect(seen).toHaveLength(2);
+      await transport.call({ endpoint: 'chat', path: '/chat/completions', body: '{}' });
+      expect(connections).toBe(2);
+      expect(seen.at(-1)).toEqual({ method: 'POST', keyed: true });
+    } finally {
+      await transport.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
