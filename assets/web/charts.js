@@ -115,7 +115,10 @@ export function showTurns(report, onPick) {
         width: Math.max(280, box.clientWidth || 600),
         height: 220,
         scales: { x: { time: false } },
-        axes: [{ label: 'turn' }, { label: 'ms', size: 60 }],
+        axes: [
+          { label: 'turn', incrs: [1, 2, 5, 10, 20, 50] },
+          { label: 'ms', size: 60 },
+        ],
         series: [
           { label: 'turn' },
           ...shown.map(([key, words]) => ({
