@@ -1,9 +1,11 @@
-import { mkdtempSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { cleanEnv, runHark } from '../helpers/cli.js';
+import { HARK, cleanEnv, runHark } from '../helpers/cli.js';
+import { readWavInfo } from '../../src/audio/wav-header.js';
 import { FAST_TIMING } from '../helpers/service.js';
 import { UTTERANCE } from '../helpers/speech.js';
 import { startWebHark } from '../helpers/web.js';
@@ -84,5 +86,35 @@ describe('the status page, served by hark run', () => {
     } finally {
       expect(await hark.stop()).toBe(0);
     }
+  });
+});
+
+describe('hark demo --web', () => {
+  it('says where the page is, shows the demo turn there, and keeps it up until Ctrl-C', async () => {
+    const output = join(dir, 'demo.wav');
+    const child = spawn(process.execPath, [HARK, 'demo', '--web', '-o', output], {
+      env: cleanEnv({ HARK_WEB_LISTEN: '127.0.0.1:0' }),
+    });
+    let stderr = '';
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const staying = new Promise<string>((resolve) =>
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        const url = /the status page stays up at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr)?.[1];
+        if (url) resolve(url);
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const url = await Promise.race([staying, exited.then((code) => `exited ${String(code)}: ${stderr}`)]);
+    expect(stderr).toMatch(/the status page is at http:\/\/127\.0\.0\.1:\d+\/: open it now/);
+    const { turns } = (await (await fetch(`${url}api/turns`)).json()) as { turns: { transcript: string }[] };
+    expect(turns.map((t) => t.transcript)).toEqual([
+      readFileSync(join(import.meta.dirname, '../../assets/demo/question.txt'), 'utf8').trim(),
+    ]);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stdout).toContain(`the spoken reply is in ${output}`);
+    expect(readWavInfo(readFileSync(output)).durationMs).toBeGreaterThan(1000);
   });
 });
