@@ -8,6 +8,7 @@ import { benchMemory } from './memory.js';
 import { benchAec } from './aec.js';
 import { benchWake } from './wake.js';
 import { benchTranscribeMemory } from './transcribe-memory.js';
+import { benchWeb } from './web.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<unknown>> = {
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   aec: () => benchAec(),
   wake: () => benchWake(),
   'transcribe-memory': () => benchTranscribeMemory(),
+  web: () => benchWeb(),
 };
 
 for (const [name, run] of Object.entries(benches)) {
