@@ -103,6 +103,13 @@ describe('the status page in Chromium, watching hark run --input FILE --web', ()
       expect(playedMs).toBeGreaterThan(1000);
       expect(await page.locator('li.event.voice-test').textContent()).toContain(VOICE_SAMPLE);
       await screenshot(page, 'voice-test');
+
+      // Muted from the page: the badge shows, and the state says so to every client.
+      await page.locator('#mute-button').click();
+      await page.locator('#muted-badge').waitFor();
+      expect(await page.locator('#mute-button').getAttribute('aria-pressed')).toBe('true');
+      const state = (await (await fetch(`${hark.url}api/state`)).json()) as { muted: boolean };
+      expect(state.muted).toBe(true);
       expect(errors).toEqual([]);
       await page.close();
     } finally {

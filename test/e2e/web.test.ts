@@ -3,7 +3,11 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startVoiceLoop } from '../../src/app/voice-loop.js';
+import { defaultConfig } from '../../src/config/schema.js';
+import { createService } from '../../src/service/index.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
+import { createMemoryLogger } from '../../src/system/logger.js';
 import { HARK, cleanEnv, runHark } from '../helpers/cli.js';
 import { readWavInfo } from '../../src/audio/wav-header.js';
 import { FAST_TIMING } from '../helpers/service.js';
@@ -72,7 +76,17 @@ describe('the status page, served by hark run', () => {
       const wrong = await fetch(`${hark.url}`, { headers: { Authorization: 'Bearer not-the-token-at-all' } });
       expect(wrong.status).toBe(401);
       const auth = { Authorization: `Bearer ${TOKEN}` };
-      for (const path of ['', 'app.js', 'api/state', 'api/turns', 'api/config', 'api/doctor', 'api/log']) {
+      // uPlot comes from the package root (node_modules), found from the bundled entry too.
+      for (const path of [
+        '',
+        'app.js',
+        'vendor/uPlot.iife.min.js',
+        'api/state',
+        'api/turns',
+        'api/config',
+        'api/doctor',
+        'api/log',
+      ]) {
         const response = await fetch(`${hark.url}${path}`, { headers: auth });
         expect(response.status, path).toBe(200);
         const everything = JSON.stringify([...response.headers]) + (await response.text());
@@ -116,5 +130,32 @@ describe('hark demo --web', () => {
     expect(await exited).toBe(0);
     expect(stdout).toContain(`the spoken reply is in ${output}`);
     expect(readWavInfo(readFileSync(output)).durationMs).toBeGreaterThan(1000);
+  });
+});
+
+describe("the page's controls on the real voice loop", () => {
+  it('muted, hark hears silence: nothing it hears is sent; unmuted, it hears again', async () => {
+    const config = defaultConfig();
+    config.wake.engine = 'none';
+    const logger = createMemoryLogger('debug');
+    const service = createService(config, { baseUrl: sim.url, apiKey: sim.apiKey }, logger);
+    const before = sim.requestsTo('transcription').length;
+    const run = async (muted: boolean): Promise<number> => {
+      const loop = await startVoiceLoop(config, service, logger, {
+        input: UTTERANCE,
+        output: join(dir, `muted-${String(muted)}.wav`),
+        fast: true,
+      });
+      loop.mute(muted);
+      await loop.done;
+      await loop.stop();
+      return sim.requestsTo('transcription').length;
+    };
+    try {
+      expect(await run(true)).toBe(before);
+      expect(await run(false)).toBe(before + 1);
+    } finally {
+      await service.close();
+    }
   });
 });
