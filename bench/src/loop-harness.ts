@@ -11,6 +11,7 @@ import { SileroVad } from '../../dist/listen/silero-vad.js';
 import { assistant } from '../../dist/pipeline/assistant.js';
 import type { AssistantEvent } from '../../dist/pipeline/events.js';
 import { servicePorts } from '../../dist/app/service-ports.js';
+import { warmUp } from '../../dist/app/warm-up.js';
 import type { Turn } from '../../dist/dialog/turn.js';
 import { createService, type Service } from '../../dist/service/index.js';
 import type { SimTiming } from '../../dist/sim/context.js';
@@ -40,10 +41,15 @@ export async function startLoop(options: {
   earcons?: boolean;
   /** Keep every turn's outcome (false: only count them, so the benchmark itself holds no memory per turn). */
   keepOutcomes?: boolean;
+  /** Settings other than the defaults, for comparing them. */
+  adjust?: (config: HarkConfig) => void;
 }): Promise<Loop> {
   const sim = await RemoteSim.start({ timing: options.timing });
   const config = defaultConfig();
+  options.adjust?.(config);
   const service = createService(config, { baseUrl: sim.url, apiKey: sim.apiKey }, silentLogger);
+  // As the daemon starts: what the first turn needs is built before listening.
+  await warmUp();
   const vad = await SileroVad.load({ capDbfs: config.vad.energyGateDbfs, marginDb: config.vad.gateMarginDb });
   const player = new FilePlayer(
     join(mkdtempSync(join(tmpdir(), 'hark-bench-')), 'out.wav'),

@@ -3,6 +3,8 @@ import { benchChatClient } from './chat-client.js';
 import { benchSentences } from './sentences.js';
 import { benchVad } from './vad.js';
 import { benchLatency } from './latency.js';
+import { benchHesitation } from './hesitation.js';
+import { benchStartup } from './startup.js';
 import { benchBargeIn } from './barge-in.js';
 import { benchMemory } from './memory.js';
 import { benchAec } from './aec.js';
@@ -16,6 +18,8 @@ const benches: Record<string, () => Promise<unknown>> = {
   sentences: () => benchSentences(),
   vad: () => benchVad(),
   latency: () => benchLatency(),
+  hesitation: () => benchHesitation(),
+  startup: () => benchStartup(),
   'barge-in': () => benchBargeIn(),
   memory: () => benchMemory(),
   aec: () => benchAec(),

@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { SimOptions } from '../../dist/sim/server.js';
-import type { ReplyScript } from '../../dist/sim/script.js';
+import type { ReplyScript, TranscriptScript } from '../../dist/sim/script.js';
 
 export interface RemoteRequest {
   endpoint: string;
@@ -42,7 +42,7 @@ export class RemoteSim {
     return this.ask({ type: 'reply', replies });
   }
 
-  transcript(...texts: string[]): Promise<unknown> {
+  transcript(...texts: (string | TranscriptScript)[]): Promise<unknown> {
     return this.ask({ type: 'transcript', texts });
   }
 

@@ -3,11 +3,11 @@
  * CPU. Controlled over IPC: script replies, read request records.
  */
 import { startSim, type SimOptions } from '../../dist/sim/server.js';
-import type { ReplyScript } from '../../dist/sim/script.js';
+import type { ReplyScript, TranscriptScript } from '../../dist/sim/script.js';
 
 type Command =
   | { type: 'reply'; replies: ReplyScript[] }
-  | { type: 'transcript'; texts: string[] }
+  | { type: 'transcript'; texts: (string | TranscriptScript)[] }
   | { type: 'requests' }
   | { type: 'reset' };
 

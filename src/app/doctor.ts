@@ -9,6 +9,7 @@ import { runChild } from '../system/spawn.js';
 import { findOnPath } from '../system/find-on-path.js';
 import { checkCapture, checkPlaybackDevices, checkPlayer } from './doctor-audio.js';
 import { fail, note, ok, skip, type CheckResult } from './doctor-result.js';
+import { checkWakeWord } from './wake-check.js';
 
 export type { CheckResult } from './doctor-result.js';
 
@@ -167,6 +168,7 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
   results.push(checkPlaybackDevices());
   results.push(input.running?.player ?? (await checkPlayer(config)));
   results.push(await checkVad(config.vad.engine));
+  results.push(await checkWakeWord(config));
   results.push(await checkReference(config));
   if (input.inService) results.push(checkSandbox(config));
   results.push(await checkService(input));

@@ -21,6 +21,7 @@ interface DemoOptions {
 /** What the demo is doing, one line per step, so the wait is never silent. */
 export class DemoProgress {
   private lastSpeech = -1;
+  private guessed: string | undefined;
   private ticking: NodeJS.Timeout | undefined;
 
   constructor(
@@ -38,13 +39,25 @@ export class DemoProgress {
       case 'speech':
         if (event.id === this.lastSpeech) return;
         this.lastSpeech = event.id;
+        this.guessed = undefined;
         return this.say(`you are speaking (from ${(event.onsetMs / 1000).toFixed(1)} s into the recording) ...`);
-      case 'utterance':
+      case 'utterance': {
         if (!event.utterance.final) return;
-        return this.say(
-          `you stopped: ${(event.utterance.samples.length / event.utterance.sampleRateHz).toFixed(1)} s of speech, transcribing ...`,
-        );
+        const seconds = (event.utterance.samples.length / event.utterance.sampleRateHz).toFixed(1);
+        return this.say(`you stopped: ${seconds} s of speech${this.guessed === undefined ? ', transcribing' : ''} ...`);
+      }
+      case 'retracted':
+        this.guessed = undefined;
+        return this.say('you went on: the guess and its reply are dropped ...');
       case 'query':
+        if (event.query.transcript.tentative) {
+          this.guessed = event.query.text;
+          return this.say(
+            `at a pause, heard "${event.query.text}": asking for the reply now, to sound once you have finished ...`,
+          );
+        }
+        if (event.query.text === this.guessed)
+          return this.say('you had finished: the reply already under way sounds ...');
         return this.say(`heard "${event.query.text}", waiting for the reply ...`);
       case 'state':
         if (event.state === 'speaking') this.speaking();

@@ -159,7 +159,7 @@ const reply = z
 const endpoint = z
   .object({
     speculate: z.boolean().default(true),
-    speculateAfterMs: ms(50, 2000, 200),
+    speculateAfterMs: ms(50, 2000, 150),
     completeMs: ms(50, 5000, 300),
     incompleteMs: ms(100, 5000, 1500),
   })

@@ -13,7 +13,6 @@ import {
   merge,
   scan,
   share,
-  startWith,
   switchMap,
   take,
   takeUntil,
@@ -33,7 +32,6 @@ import {
   queryText,
   type Conversation,
 } from '../dialog/conversation.js';
-import { judgeTurnEnd } from '../dialog/turn-end.js';
 import { TurnRecorder } from '../dialog/turn-recorder.js';
 import type { AssistantState, Query } from '../dialog/turn.js';
 import type { Endpoint } from '../listen/speech-events.js';
@@ -42,6 +40,7 @@ import type { Sentence } from '../speak/sentences.js';
 import type { Logger } from '../system/logger.js';
 import { admitTranscripts } from './admit-transcripts.js';
 import { cancelEcho } from './cancel-echo.js';
+import { decideEndpoints } from './decide-endpoints.js';
 import { ofType, type AssistantEvent, type GateEvent, type InterruptionEvent, type TurnEvent } from './events.js';
 import { playSentences } from './play-sentences.js';
 import type {
@@ -57,6 +56,7 @@ import type {
 import { prefetchAhead } from './prefetch-ahead.js';
 import { queryRecordings } from './query-recordings.js';
 import { recordTurn } from './record-turn.js';
+import { reportBargeIns } from './report-barge-ins.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
 import { judgeBargeIn } from './judge-barge-in.js';
@@ -91,9 +91,6 @@ export interface AssistantDeps {
   metering?: Observable<boolean> | undefined;
   now: () => number;
 }
-
-/** Meters about 15 times a second: enough to look alive, cheap to send. */
-const METER_MS = 66;
 
 /**
  * One subscription to a stage, however many read it: one that subscribes after the stage is over
@@ -191,14 +188,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       );
       // When a guess comes back, what it says decides how long the pause must be to end the turn.
       const endpoints = transcripts.pipe(
-        ofType('transcript'),
-        filter(({ transcript }) => transcript.tentative),
-        map(({ transcript }): Endpoint | undefined => {
-          const decided = judgeTurnEnd(transcript.text);
-          if (decided === 'unsure') return undefined;
-          const silenceMs = decided === 'complete' ? config.endpoint.completeMs : config.endpoint.incompleteMs;
-          return { utteranceId: transcript.utteranceId, silenceMs };
-        }),
+        decideEndpoints(config.endpoint),
         tap((decided) => endpoint.next(decided)),
       );
       const verdicts = merge(
@@ -270,25 +260,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         tap((remembered) => conversation.next(remembered)),
       );
 
-      // Barge-ins, timed from when the interrupting speech's first frame was captured.
-      const onsets = heard.pipe(ofType('speech'), startWith(undefined));
-      const bargeIns = turns.pipe(
-        ofType('turn'),
-        filter(
-          ({ turn }) => turn.interrupted !== false && turn.interrupted !== 'shutdown' && turn.interrupted !== 'control',
-        ),
-        withLatestFrom(onsets),
-        map(([{ turn }, onset]): TurnEvent => ({
-          type: 'barge-in',
-          by: turn.interrupted || 'speech',
-          onsetMs: Math.round(onset?.onsetMs ?? 0),
-          onsetToStopMs:
-            turn.stoppedAt === undefined || onset === undefined
-              ? undefined
-              : Math.round(turn.stoppedAt - onset.onsetAt),
-          heardMs: turn.audioMs.played,
-        })),
-      );
+      const bargeIns = turns.pipe(reportBargeIns(heard));
 
       const holding = interruptions.pipe(
         tap((event) => {
@@ -319,11 +291,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         states,
         turns.pipe(ofType('turn', 'saying')),
         bargeIns,
-        deps.metering
-          ? scored.pipe(
-              meterLevels({ on: deps.metering, intervalMs: METER_MS, now, wake: wake?.scores, echo: deps.echo }),
-            )
-          : EMPTY,
+        scored.pipe(meterLevels({ on: deps.metering, now, wake: wake?.scores, echo: deps.echo })),
         merge(remembering, holding, sounds, endpoints).pipe(ignoreElements()),
       );
     });

@@ -20,12 +20,14 @@ import type { EchoState, WakeWordScores } from './ports.js';
 
 /** The quietest level a meter shows (digital silence is -120 dBFS). */
 const FLOOR_DBFS = -90;
+/** Meters about 15 times a second: enough to look alive, cheap to send. */
+const METER_MS = 66;
 
 export interface MeterOptions {
-  /** Whether anyone is looking: while false, no frame is measured at all. */
-  on: Observable<boolean>;
-  /** At most one meter per this many ms (of the clock below, so input faster than real time does not flood). */
-  intervalMs: number;
+  /** Whether anyone is looking: while false (or with nobody who could: undefined), no frame is measured at all. */
+  on: Observable<boolean> | undefined;
+  /** At most one meter per this many ms (of the clock below, so input faster than real time does not flood); 66 unless told. */
+  intervalMs?: number;
   now: () => number;
   /** The wake word's scores, when it is listened for. */
   wake?: Observable<WakeWordScores> | undefined;
@@ -39,8 +41,10 @@ export interface MeterOptions {
  * highest score of each wake word, and the echo canceller's state. Ends with the frames.
  */
 export function meterLevels(options: MeterOptions): OperatorFunction<ScoredFrame, MeterEvent> {
+  const { on } = options;
+  if (!on) return () => EMPTY;
   return (frames) =>
-    options.on.pipe(
+    on.pipe(
       distinctUntilChanged(),
       switchMap((on) => (on ? measure(frames, options) : EMPTY)),
       takeUntil(frames.pipe(ignoreElements(), endWith(true))),
@@ -67,7 +71,7 @@ function measure(frames: Observable<ScoredFrame>, options: MeterOptions): Observ
         levelDbfs = Math.max(levelDbfs, dbfs(rms(frame.samples)));
         vad = Math.max(vad, frame.probability);
         const now = options.now();
-        if (now - since < options.intervalMs) return undefined;
+        if (now - since < (options.intervalMs ?? METER_MS)) return undefined;
         const meter: MeterEvent = {
           type: 'meter',
           levelDbfs: Math.round(levelDbfs * 10) / 10,

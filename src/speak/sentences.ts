@@ -50,6 +50,17 @@ const ABBREVIATIONS = new Set([
 const CLAUSE_END = /[,;:，、；：]\s|[—–]\s?/gu;
 const CJK_CLAUSE_END = /[，、；：]/gu;
 
+/** ICU's sentence rules take milliseconds to build: once per locale, not once per reply. */
+const segmenters = new Map<string, Intl.Segmenter>();
+function sentenceSegmenter(locale: string): Intl.Segmenter {
+  let segmenter = segmenters.get(locale);
+  if (!segmenter) {
+    segmenter = new Intl.Segmenter(locale, { granularity: 'sentence' });
+    segmenters.set(locale, segmenter);
+  }
+  return segmenter;
+}
+
 /**
  * Streaming sentence splitter for speech: text arrives in fragments, chunks leave as soon
  * as they are known to be complete. Built on Intl.Segmenter (so 。！？ end Chinese
@@ -66,7 +77,7 @@ export class SentenceSplitter {
   private emittedAny = false;
 
   constructor(options: SplitterOptions = {}) {
-    this.segmenter = new Intl.Segmenter(options.locale ?? 'en', { granularity: 'sentence' });
+    this.segmenter = sentenceSegmenter(options.locale ?? 'en');
     this.maxChars = options.maxChars ?? LIMITS.speech.inputMaxChars;
     this.minChars = options.minChars ?? 12;
     this.firstClauseMinChars = options.firstClauseMinChars ?? 16;

@@ -367,16 +367,35 @@ describe('the assistant, microphone to speaker', () => {
       });
     });
 
-    it('the user goes on after the pause: the guess and its reply are dropped unheard, and counted', () => {
+    it('an unfinished clause at the pause: the wait grows, no reply is started on it, and the whole is answered', () => {
       // Pause at 3 (guessed at 4: "Add eggs and", unfinished, so the wait grows), speech again at 6.
       const r = run(
         'sssqqqsssqqqqqqq-----------------------------------------|',
-        { transcripts: ['Add eggs and', 'Add eggs and milk.'], replies: ['-a-b-(cd|)', '-(cd|)'] },
+        { transcripts: ['Add eggs and', 'Add eggs and milk.'], replies: ['-a-b-(cd|)'] },
+        { config: speculating },
+      );
+      expect(r.transcriptions).toBe(2);
+      expect(r.asked).toHaveLength(1);
+      expect(r.turns).toHaveLength(1);
+      expect(r.turns[0]).toMatchObject({
+        query: { text: 'Add eggs and milk.' },
+        heard: 'First sentence is here. Second sentence is here. Third one ends it.',
+        extraRequests: { transcriptions: 1, replies: 0 },
+      });
+      expect(r.earcons.played.filter((e) => e === 'thinking')).toHaveLength(1);
+    });
+
+    it('the user goes on after a pause that sounded finished: the guess and its reply are dropped unheard, and counted', () => {
+      // Pause at 3 (guessed at 4: "Add eggs", which could be the end; the reply asked for at
+      // once), speech again at 5, before the usual three frames of pause had passed.
+      const r = run(
+        'sssqqsssqqqqqqq-----------------------------------------|',
+        { transcripts: ['Add eggs', 'Add eggs and milk.'], replies: ['-a-b-(cd|)', '-(cd|)'] },
         { config: speculating },
       );
       expect(r.transcriptions).toBe(2);
       expect(r.asked).toHaveLength(2);
-      expect(r.replies[0]?.subscriptions.map((s) => [s.subscribedFrame, s.unsubscribedFrame])).toEqual([[4, 6]]);
+      expect(r.replies[0]?.subscriptions.map((s) => [s.subscribedFrame, s.unsubscribedFrame])).toEqual([[4, 5]]);
       expect(r.turns).toHaveLength(1);
       expect(r.turns[0]).toMatchObject({
         query: { text: 'Add eggs and milk.' },
