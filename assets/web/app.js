@@ -81,6 +81,10 @@ function eventEntry(event) {
       item.classList.add('failed');
       item.textContent = `could not transcribe what you said: ${event.error}`;
       break;
+    case 'ring':
+      item.textContent =
+        event.phase === 'started' ? `ringing: ${event.text}` : `ring stopped (${event.by}): ${event.text}`;
+      break;
     case 'voice-test':
       item.textContent = `voice test: “${event.text}” (${(event.playedMs / 1000).toFixed(1)} s through ${event.player})`;
       break;

@@ -10,6 +10,7 @@ import { benchMemory } from './memory.js';
 import { benchAec } from './aec.js';
 import { benchWake } from './wake.js';
 import { benchTranscribeMemory } from './transcribe-memory.js';
+import { benchTools } from './tools.js';
 import { benchWeb } from './web.js';
 
 const only = process.argv[2];
@@ -25,6 +26,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   aec: () => benchAec(),
   wake: () => benchWake(),
   'transcribe-memory': () => benchTranscribeMemory(),
+  tools: () => benchTools(),
   web: () => benchWeb(),
 };
 

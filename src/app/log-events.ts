@@ -98,6 +98,30 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
       case 'retracted':
         logger.debug('transcript.retracted', { utterance: event.utteranceId });
         return;
+      case 'tool':
+        if (event.phase === 'started')
+          logger.info('tool.call', { turn: event.turnId, callId: event.callId, name: event.name, args: event.args });
+        else if (event.phase === 'finished')
+          logger.info('tool.done', {
+            turn: event.turnId,
+            callId: event.callId,
+            name: event.name,
+            ms: event.ms,
+            result: event.result,
+          });
+        else
+          logger.warn('tool.failed', {
+            turn: event.turnId,
+            callId: event.callId,
+            name: event.name,
+            ms: event.ms,
+            error: event.error,
+          });
+        return;
+      case 'ring':
+        if (event.phase === 'started') logger.info('ring.started', { ids: event.ids, text: event.text });
+        else logger.info('ring.stopped', { ids: event.ids, by: event.by });
+        return;
       case 'tentative':
       case 'silence':
       case 'meter':

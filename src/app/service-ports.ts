@@ -5,12 +5,15 @@ import type { VoiceReference } from '../contract/wire.js';
 import { speechRequest } from './configured-voice.js';
 import { fromAbortable, fromAbortablePromise } from './from-abortable.js';
 import type { ReplyModel, Synthesizer, Transcriber } from '../pipeline/ports.js';
+import type { Logger } from '../system/logger.js';
+import { toolLoop, type ToolBox } from '../tools/tool-loop.js';
 
 /** The ports, as the configured service endpoints. */
 export function servicePorts(
   service: Service,
   config: HarkConfig,
   reference?: VoiceReference,
+  tools?: { box: ToolBox; logger: Logger },
 ): { transcriber: Transcriber; replyModel: ReplyModel; synthesizer: Synthesizer } {
   const { language, model } = config.transcription;
   const transcriber: Transcriber = {
@@ -23,9 +26,20 @@ export function servicePorts(
       }),
     prepare: () => void service.transport.warm(),
   };
-  const replyModel: ReplyModel = {
-    reply: (history) => fromAbortable((signal) => streamReply(service, config, history, signal)),
-  };
+  const replyModel: ReplyModel =
+    tools && config.tools.enabled
+      ? toolLoop(
+          (history, offer) => fromAbortable((signal) => streamReply(service, config, history, signal, offer)),
+          tools.box,
+          {
+            maxRounds: config.tools.maxRounds,
+            callTimeoutMs: config.tools.callTimeoutMs,
+            maxResultChars: config.tools.maxResultChars,
+            now: () => performance.now(),
+            logger: tools.logger,
+          },
+        )
+      : { reply: (history) => fromAbortable((signal) => streamReply(service, config, history, signal)) };
   const synthesizer: Synthesizer = {
     sampleRateHz: config.speech.sampleRateHz,
     synthesize: (text) =>

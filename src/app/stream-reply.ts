@@ -1,5 +1,5 @@
 import type { HarkConfig } from '../config/schema.js';
-import { buildChatRequest, buildMessagesRequest, type Attachment } from '../dialog/reply-request.js';
+import { buildChatRequest, buildMessagesRequest, type RequestExtras } from '../dialog/reply-request.js';
 import { type Message } from '../dialog/conversation.js';
 import type { Service } from '../service/index.js';
 import type { ReplyEvent } from '../contract/reply.js';
@@ -10,9 +10,9 @@ export function streamReply(
   config: Pick<HarkConfig, 'chat' | 'service'>,
   history: Message[],
   signal?: AbortSignal,
-  attachments: Attachment[] = [],
+  extras: RequestExtras = {},
 ): AsyncGenerator<ReplyEvent> {
   return config.service.api === 'messages'
-    ? service.messages.stream(buildMessagesRequest(config.chat, history, attachments), { signal })
-    : service.chat.stream(buildChatRequest(config.chat, history, attachments), { signal });
+    ? service.messages.stream(buildMessagesRequest(config.chat, history, extras), { signal })
+    : service.chat.stream(buildChatRequest(config.chat, history, extras), { signal });
 }

@@ -20,6 +20,7 @@ import { logEvents } from './log-events.js';
 import { setUpEcho } from './echo.js';
 import { warmUp } from './warm-up.js';
 import { servicePorts } from './service-ports.js';
+import { startTools, type ToolsOptions } from './tools.js';
 
 export interface VoiceLoopOptions {
   /** Listen to this file instead of the microphone. */
@@ -33,6 +34,8 @@ export interface VoiceLoopOptions {
   metering?: Observable<boolean> | undefined;
   /** When the input ends, keep the player open until `stop()` (the status page's voice test). */
   stayOpen?: boolean | undefined;
+  /** The clock timers ring by, and where they are kept (tests: a virtual clock, a temporary directory). */
+  tools?: Omit<ToolsOptions, 'player'> | undefined;
 }
 
 export interface VoiceLoop {
@@ -107,10 +110,12 @@ export async function startVoiceLoop(
 ): Promise<VoiceLoop> {
   const player = createPlayer(config, options, logger);
   // What takes time at start-up happens side by side: the models load while the text stages warm up.
-  const [vad, echo, wake] = await Promise.all([
+  // MCP servers connect meanwhile too (each waits at most 10 s; one that does not answer joins later).
+  const [vad, echo, wake, tools] = await Promise.all([
     loadVad(config.vad, logger),
     setUpEcho(config, player, logger, !options.input && !options.output),
     loadWakeGate(config, logger, { live: !options.fast }),
+    config.tools.enabled ? startTools(config, logger, { ...options.tools, player }) : undefined,
     warmUp(),
   ]);
   // The transcript's wake phrases count only when the wake word is not heard on the device.
@@ -120,7 +125,7 @@ export async function startVoiceLoop(
   const stops = new Subject<void>();
   const muted = new BehaviorSubject(false);
   let lastAudioAt: number | undefined;
-  const ports = servicePorts(service, config, options.reference);
+  const ports = servicePorts(service, config, options.reference, tools && { box: tools.registry, logger });
   const events = createSource(config, options, logger).pipe(
     tap(() => (lastAudioAt = performance.now())),
     map((chunk) => (muted.value ? Buffer.alloc(chunk.length) : chunk)),
@@ -130,6 +135,7 @@ export async function startVoiceLoop(
       echo: echo.canceller,
       wake: wake.engine === 'openwakeword' ? wake.detector : undefined,
       ...ports,
+      announcements: tools?.announcements,
       player,
       earcons,
       logger,
@@ -146,17 +152,20 @@ export async function startVoiceLoop(
   const done = new Promise<void>((resolve, reject) => {
     events.subscribe({ complete: resolve, error: reject });
   });
+  await tools?.start();
   // Every caller waits for the one stop to finish: the player's file is complete only after its close.
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
       stopping.next();
       await done.catch(() => undefined);
+      await tools?.close();
       await player.close();
       echo.canceller?.close();
       if (wake.engine === 'openwakeword') await wake.detector.close();
       await vad.close();
     })());
   if (!options.stayOpen) void done.then(stop, stop);
+  const toolNames = tools?.registry.list().map((t) => t.name) ?? [];
   const about = {
     input: options.input ?? `microphone (${config.audio.recorder})`,
     output: options.output ?? config.audio.player,
@@ -165,10 +174,11 @@ export async function startVoiceLoop(
     wake: wake.engine,
     api: config.service.api,
     model: config.chat.model,
+    tools: toolNames.join(', ') || 'none',
     bargeIn: config.bargeIn.enabled && !options.fast,
   };
   // From the process's start (performance's time origin) to here: what start-up costs.
-  logger.info('hark.listening', { ...about, startupMs: Math.round(performance.now()) });
+  logger.info('hark.listening', { ...about, tools: toolNames, startupMs: Math.round(performance.now()) });
   return {
     events,
     player,

@@ -33,6 +33,11 @@ export class CommandPlayer extends ClockedPlayer {
     if (this.words.length === 0) throw new Error('audio.playerCommand is empty');
   }
 
+  /** The program that plays (pw-play, pacat, aplay, ...), for choosing the mixer that matches it. */
+  get program(): string {
+    return (this.words[0] ?? '').split('/').pop() ?? '';
+  }
+
   protected output(pcm: Buffer): void {
     const child = this.child ?? this.start();
     child.stdin?.write(pcm);

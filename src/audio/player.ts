@@ -23,6 +23,8 @@ export abstract class ClockedPlayer {
   private readonly listeners: PlaybackListener[] = [];
   /** Why playback last failed (a player that could not start, exited with an error, or died), if it did. */
   lastFailure: string | undefined;
+  /** hark's own output level, 0..1, applied to what is written from now on (the volume when no mixer can be used). */
+  gain = 1;
 
   constructor(
     readonly sampleRateHz: number,
@@ -38,8 +40,9 @@ export abstract class ClockedPlayer {
     this.listeners.push(listener);
   }
 
-  write(pcm: Buffer): number {
-    if (pcm.length === 0) return this.clock.writtenSamples();
+  write(written: Buffer): number {
+    if (written.length === 0) return this.clock.writtenSamples();
+    const pcm = this.gain === 1 ? written : scaled(written, this.gain);
     this.forgetPlayed();
     this.unplayed.push({ start: this.clock.writtenSamples(), pcm });
     if (!this.clock.isHeld) {
@@ -140,4 +143,13 @@ export abstract class ClockedPlayer {
       this.unplayed.shift();
     }
   }
+}
+
+function scaled(pcm: Buffer, gain: number): Buffer {
+  const samples = samplesOf(pcm);
+  const out = new Int16Array(samples.length);
+  const g = Math.max(0, gain);
+  for (let i = 0; i < samples.length; i++)
+    out[i] = Math.max(-32768, Math.min(32767, Math.round((samples[i] as number) * g)));
+  return Buffer.from(out.buffer);
 }

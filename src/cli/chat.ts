@@ -72,8 +72,8 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
         if (!options.stream) {
           const reply =
             settings.service.api === 'messages'
-              ? await service.messages.create(buildMessagesRequest(chat, history, attachments))
-              : await service.chat.create(buildChatRequest(chat, history, attachments));
+              ? await service.messages.create(buildMessagesRequest(chat, history, { attachments }))
+              : await service.chat.create(buildChatRequest(chat, history, { attachments }));
           if (options.showReasoning && reply.reasoning) process.stderr.write(`${redact(reply.reasoning)}\n`);
           process.stdout.write(`${redact(reply.text)}\n`);
           return;
@@ -81,7 +81,7 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
         // A reply that repeats the key (a server echoing it) is scrubbed too, even split across deltas.
         const text = new StreamRedactor();
         const reasoning = new StreamRedactor();
-        for await (const event of streamReply(service, settings, history, undefined, attachments)) {
+        for await (const event of streamReply(service, settings, history, undefined, { attachments })) {
           if (event.type === 'text') process.stdout.write(text.push(event.text));
           else if (event.type === 'reasoning' && options.showReasoning)
             process.stderr.write(reasoning.push(event.text));

@@ -16,6 +16,7 @@ import { UsageError, type GlobalOptions } from './context.js';
 import { registerModels } from './models.js';
 import { registerSay } from './say.js';
 import { registerSim } from './sim.js';
+import { registerTools } from './tools.js';
 import { registerTranscribe } from './transcribe.js';
 import { registerWake } from './wake.js';
 
@@ -59,6 +60,7 @@ registerConfig(program, globals);
 registerDevices(program);
 registerDoctor(program, globals);
 registerWake(program, globals);
+registerTools(program, globals);
 
 /** Exit 2 for a mistake in how hark was called or configured, 1 for a failure while working. */
 function exitCodeFor(error: unknown): number {

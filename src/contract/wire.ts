@@ -4,7 +4,11 @@
  */
 import type { SpeechResponseFormat, SpeechSampleRate } from './limits.js';
 
-export type ChatRole = 'system' | 'user' | 'assistant';
+/**
+ * `tool` (with `tool_call_id`) is the widely used form for tool results; the interface lists
+ * only the other three, so hark sends it only with `chat.toolResults: tool-role`.
+ */
+export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';
 
 export type ChatContentPart =
   | { type: 'text'; text: string }
@@ -23,6 +27,8 @@ export interface ChatMessage {
   content: string | ChatContentPart[] | null;
   /** An assistant turn that called tools. */
   tool_calls?: ChatToolCallItem[];
+  /** A `tool` message: the call it answers. */
+  tool_call_id?: string;
 }
 
 export interface ChatTool {

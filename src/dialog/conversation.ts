@@ -1,3 +1,4 @@
+import { compactExchange, type ToolExchange } from './tool-calls.js';
 import type { Turn, Verdict } from './turn.js';
 
 /** One message of the conversation as hark keeps it: plain text, as the user said it and as the user heard hark. */
@@ -6,6 +7,8 @@ export interface Message {
   text: string;
   /** What the user said, as a WAV data URL, when the model is given the recording itself. */
   audio?: string;
+  /** An assistant message that called tools: the calls, each with what it returned (sent after it). */
+  tools?: ToolExchange[];
 }
 
 /** How an interrupted reply is marked in the history, so the model knows it was cut. */
@@ -56,14 +59,17 @@ export function afterTurn(conversation: Conversation, turn: Turn, policy: Conver
   const next: Conversation = { ...conversation, carried: '' };
   if (turn.interrupted) next.interruptedAt = turn.endedAt;
   if (!turn.interrupted && !turn.failed) next.followUpUntil = turn.endedAt + policy.followUpMs;
-  if (turn.interrupted && !turn.heard)
+  // Tools that ran did something (a timer set): the turn happened, even if nothing was heard.
+  const acted = turn.tools.length > 0;
+  if (turn.interrupted && !turn.heard && !acted)
     return turn.interrupted === 'stop' || turn.interrupted === 'control' ? next : { ...next, carried: turn.query.text };
-  if (!turn.heard && turn.failed) return next;
+  if (!turn.heard && turn.failed && !acted) return next;
   const cut = turn.interrupted || turn.failed !== undefined;
   const reply = cut ? `${turn.heard.trimEnd()}${INTERRUPTED_MARK}`.trimStart() : turn.reply;
   const messages: Message[] = [
     ...conversation.messages,
     { role: 'user', text: turn.query.text },
+    ...(acted ? [{ role: 'assistant' as const, text: '', tools: turn.tools.map(compactExchange) }] : []),
     { role: 'assistant', text: reply },
   ];
   return { ...next, messages: bounded(messages, policy) };
@@ -87,13 +93,19 @@ export function afterVerdict(
   return conversation;
 }
 
+/** Oldest exchanges (a user message and what follows it) dropped first, past either limit. */
 function bounded(messages: Message[], policy: ConversationPolicy): Message[] {
-  let start = 0;
-  let chars = messages.reduce((sum, m) => sum + m.text.length, 0);
-  const exchanges = (): number => (messages.length - start) / 2;
-  while (start < messages.length && (exchanges() > policy.maxTurns || chars > policy.maxChars)) {
-    chars -= (messages[start]?.text.length ?? 0) + (messages[start + 1]?.text.length ?? 0);
-    start += 2;
+  const starts = messages.flatMap((m, i) => (m.role === 'user' ? [i] : []));
+  let chars = messages.reduce((sum, m) => sum + charsOf(m), 0);
+  let dropped = 0;
+  while (dropped < starts.length && (starts.length - dropped > policy.maxTurns || chars > policy.maxChars)) {
+    const end = starts[dropped + 1] ?? messages.length;
+    for (let i = starts[dropped] ?? 0; i < end; i++) chars -= charsOf(messages[i] as Message);
+    dropped++;
   }
-  return messages.slice(start);
+  return messages.slice(dropped < starts.length ? starts[dropped] : messages.length);
+}
+
+function charsOf(message: Message): number {
+  return message.text.length + (message.tools ?? []).reduce((sum, t) => sum + t.arguments.length + t.result.length, 0);
 }

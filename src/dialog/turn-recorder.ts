@@ -1,6 +1,7 @@
 import type { ReplyEvent, TokenUsage } from '../contract/reply.js';
 import { heardText, type PlacedSentence, type Placement } from '../speak/heard.js';
 import type { Sentence } from '../speak/sentences.js';
+import type { ToolActivity, ToolExchange } from './tool-calls.js';
 import type { Interruption, Query, Transcript, Turn, TurnTimings } from './turn.js';
 
 /** Typical speech rate, for guessing the length of a sentence whose audio is still arriving. */
@@ -23,6 +24,7 @@ export class TurnRecorder {
   private readonly placements = new Map<number, Placement>();
   private usage: TokenUsage | undefined;
   private droppedGuesses: number;
+  private readonly tools: ToolExchange[] = [];
 
   constructor(
     private readonly query: Query,
@@ -47,9 +49,19 @@ export class TurnRecorder {
     this.droppedGuesses = transcript.droppedGuesses;
   }
 
-  reply(event: ReplyEvent): void {
+  reply(event: ReplyEvent | ToolActivity): void {
     if (event.type === 'text') this.timings.firstToken ??= this.now();
     if (event.type === 'done') this.usage = event.usage;
+    if (event.type === 'tool' && event.phase !== 'started') {
+      const failed = event.phase === 'failed';
+      this.tools.push({
+        id: event.callId,
+        name: event.name,
+        arguments: event.args ?? '{}',
+        result: (failed ? event.error : event.result) ?? '',
+        isError: failed,
+      });
+    }
   }
 
   sentence(sentence: Sentence): void {
@@ -96,6 +108,7 @@ export class TurnRecorder {
       endedAt: this.now(),
       audioMs: this.audioMs(playedSample, playback.sampleRateHz),
       extraRequests: { transcriptions: this.droppedGuesses, replies: this.droppedReplies },
+      tools: [...this.tools],
     };
   }
 

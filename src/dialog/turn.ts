@@ -1,7 +1,8 @@
 import type { TokenUsage } from '../contract/reply.js';
+import type { ToolExchange } from './tool-calls.js';
 
-/** What the assistant is doing, as the user would describe it. */
-export type AssistantState = 'listening' | 'thinking' | 'speaking';
+/** What the assistant is doing, as the user would describe it; `ringing`: a timer or an alarm goes off. */
+export type AssistantState = 'listening' | 'thinking' | 'speaking' | 'ringing';
 
 /** What hark heard the user say in one utterance, with the moments latency is measured from. */
 export interface Transcript {
@@ -87,6 +88,8 @@ export interface Turn {
   audioMs: { written: number; played: number };
   /** Requests made for guesses at pauses that the user then spoke past: wasted. */
   extraRequests: { transcriptions: number; replies: number };
+  /** Tools the model called in this turn, each with what it returned (or why it failed). */
+  tools: ToolExchange[];
 }
 
 /**

@@ -1,7 +1,6 @@
 import {
   BehaviorSubject,
   combineLatest,
-  delayWhen,
   EMPTY,
   defer,
   distinctUntilChanged,
@@ -12,38 +11,26 @@ import {
   map,
   merge,
   scan,
-  share,
-  switchMap,
-  take,
+  shareReplay,
   takeUntil,
   tap,
   withLatestFrom,
-  type MonoTypeOperatorFunction,
   type Observable,
   type OperatorFunction,
 } from 'rxjs';
 import type { HarkConfig } from '../config/schema.js';
-import {
-  afterSaying,
-  afterTurn,
-  afterVerdict,
-  messagesFor,
-  newConversation,
-  queryText,
-  type Conversation,
-} from '../dialog/conversation.js';
-import { TurnRecorder } from '../dialog/turn-recorder.js';
-import type { AssistantState, Query } from '../dialog/turn.js';
+import { afterSaying, afterTurn, afterVerdict, newConversation, type Conversation } from '../dialog/conversation.js';
+import type { AssistantState } from '../dialog/turn.js';
 import type { Endpoint } from '../listen/speech-events.js';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
-import type { Sentence } from '../speak/sentences.js';
 import type { Logger } from '../system/logger.js';
 import { admitTranscripts } from './admit-transcripts.js';
+import { answerQuery } from './answer-query.js';
 import { cancelEcho } from './cancel-echo.js';
 import { decideEndpoints } from './decide-endpoints.js';
-import { ofType, type AssistantEvent, type GateEvent, type InterruptionEvent, type TurnEvent } from './events.js';
-import { playSentences } from './play-sentences.js';
+import { ofType, type AssistantEvent, type GateEvent, type InterruptionEvent } from './events.js';
 import type {
+  Announcement,
   WakeWordDetector,
   EchoCanceller,
   Earcons,
@@ -53,23 +40,24 @@ import type {
   Transcriber,
   Vad,
 } from './ports.js';
-import { prefetchAhead } from './prefetch-ahead.js';
 import { queryRecordings } from './query-recordings.js';
-import { recordTurn } from './record-turn.js';
 import { reportBargeIns } from './report-barge-ins.js';
+import { ringAlarms, ringStops } from './ring-alarms.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
 import { judgeBargeIn } from './judge-barge-in.js';
 import { meterLevels } from './meter-levels.js';
-import { speakableText } from './speakable-text.js';
-import { splitSentences } from './split-sentences.js';
-import { takeTurns, type TurnControl } from './take-turns.js';
+import { once } from './once.js';
+import { takeTurns } from './take-turns.js';
 import { toFrames } from './to-frames.js';
 import { transcribeUtterances } from './transcribe-utterances.js';
 import { wakeGate } from './wake-gate.js';
 
 export interface AssistantDeps {
-  config: Pick<HarkConfig, 'vad' | 'bargeIn' | 'listen' | 'history' | 'speech' | 'endpoint' | 'reply' | 'wake'>;
+  config: Pick<
+    HarkConfig,
+    'vad' | 'bargeIn' | 'listen' | 'history' | 'speech' | 'endpoint' | 'reply' | 'wake' | 'tools'
+  >;
   vad: Vad;
   /** Takes hark's own voice out of the microphone, when hark plays and records on this machine. */
   echo?: EchoCanceller | undefined;
@@ -77,6 +65,8 @@ export interface AssistantDeps {
   wake?: WakeWordDetector | undefined;
   transcriber: Transcriber;
   replyModel: ReplyModel;
+  /** Timers and alarms falling due: rung (earcon and announcement, repeated) once hark is idle. */
+  announcements?: Observable<Announcement> | undefined;
   synthesizer: Synthesizer;
   player: Player;
   earcons: Earcons;
@@ -91,13 +81,6 @@ export interface AssistantDeps {
   metering?: Observable<boolean> | undefined;
   now: () => number;
 }
-
-/**
- * One subscription to a stage, however many read it: one that subscribes after the stage is over
- * (a turn still playing when a file's input has ended) is told it is over, instead of starting
- * the stage, and the input, all over again.
- */
-const once = <T>(): MonoTypeOperatorFunction<T> => share<T>({ resetOnComplete: false, resetOnError: false });
 
 /**
  * The voice loop, 16 kHz mono PCM in, everything that happens out:
@@ -120,6 +103,13 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const fullDuplex = config.bargeIn.enabled || deps.queue;
       const policy = { ...config.history, followUpMs: config.listen.followUpMs };
       const state = new BehaviorSubject<AssistantState>('listening');
+      // A timer ringing while no turn is under way: what hears the room takes it as hark speaking.
+      const ringing = new BehaviorSubject(false);
+      const heardState = combineLatest([state, ringing]).pipe(
+        map(([s, ring]): AssistantState => (ring && s === 'listening' ? 'speaking' : s)),
+        distinctUntilChanged(),
+        shareReplay({ bufferSize: 1, refCount: false }),
+      );
       const endpoint = new BehaviorSubject<Endpoint | undefined>(undefined);
       // A model that hears gets the recording the moment the user stops: nothing to guess at pauses.
       const hears = config.reply.input === 'audio';
@@ -141,7 +131,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const heard = scored.pipe(
         segment(
           { ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ, speculateAfterMs },
-          combineLatest([state, endpoint]).pipe(
+          combineLatest([heardState, endpoint]).pipe(
             map(([s, decided]) => ({
               speaking: s === 'speaking',
               listening: fullDuplex || s !== 'speaking',
@@ -159,7 +149,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         ? EMPTY
         : wake && config.wake.bargeIn === 'wake-word'
           ? detections.pipe(
-              withLatestFrom(state),
+              withLatestFrom(heardState),
               filter(([, s]) => s !== 'listening'),
               map(([detection]): InterruptionEvent => ({
                 type: 'interruption',
@@ -168,13 +158,13 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
               })),
               once(),
             )
-          : heard.pipe(judgeBargeIn(config.bargeIn, state), once());
+          : heard.pipe(judgeBargeIn(config.bargeIn, heardState), once());
       // Waiting for the wake word, only what follows it (or a follow-up) is ever sent anywhere.
       const listened = wake
         ? heard.pipe(
             wakeGate(
               { detector: wake, minSpeechMs: config.vad.minSpeechMs, bargeIn: config.wake.bargeIn },
-              combineLatest([state, conversation]).pipe(
+              combineLatest([heardState, conversation]).pipe(
                 map(([s, remembered]) => ({ state: s, followUp: now() < remembered.followUpUntil })),
               ),
             ),
@@ -182,7 +172,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
           )
         : heard;
       const transcripts = listened.pipe(
-        transcribeUtterances(deps.transcriber, logger, now, state.pipe(map((s) => s === 'listening'))),
+        transcribeUtterances(deps.transcriber, logger, now, heardState.pipe(map((s) => s === 'listening'))),
         takeUntil(deps.shutdown),
         once(),
       );
@@ -192,36 +182,21 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         tap((decided) => endpoint.next(decided)),
       );
       const verdicts = merge(
-        transcripts.pipe(admitTranscripts(config.listen, state, conversation, now)),
+        transcripts.pipe(admitTranscripts(config.listen, heardState, conversation, now)),
         hears ? listened.pipe(queryRecordings(now)) : EMPTY,
         detections.pipe(map((d): GateEvent => ({ type: 'wake', phrase: d.model, score: d.score }))),
       ).pipe(once());
 
       // Speaking half: one turn per query.
-      const answer = (query: Query, { cut, start, text: spoken, droppedReplies }: TurnControl): Observable<TurnEvent> =>
-        conversation.pipe(
-          take(1),
-          switchMap((remembered) => {
-            const text = queryText(remembered, query.text);
-            const recorder = new TurnRecorder({ ...query, text }, now, droppedReplies);
-            const synthesize = (sentence: Sentence): Observable<Buffer> =>
-              defer(() => {
-                recorder.synthesis(sentence);
-                return deps.synthesizer.synthesize(sentence.text).pipe(tap(() => recorder.audio()));
-              });
-            return deps.replyModel.reply(messagesFor(remembered, text, query.audio)).pipe(
-              tap((event) => recorder.reply(event)),
-              speakableText(),
-              splitSentences(),
-              tap((sentence) => recorder.sentence(sentence)),
-              prefetchAhead(synthesize, config.speech.lookahead),
-              // A reply to a guess is requested and synthesized at once, but sounds only once confirmed.
-              delayWhen(() => start),
-              playSentences(player, config.speech.lowWaterMs),
-              recordTurn({ recorder, player, earcons, cut, start, text: spoken, now }),
-            );
-          }),
-        );
+      const answer = answerQuery({
+        speech: config.speech,
+        conversation,
+        replyModel: deps.replyModel,
+        synthesizer: deps.synthesizer,
+        player,
+        earcons,
+        now,
+      });
       const turns = verdicts.pipe(
         takeTurns(answer, {
           interruptions: interruptions.pipe(filter((event) => event.phase === 'confirmed')),
@@ -262,6 +237,25 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
 
       const bargeIns = turns.pipe(reportBargeIns(heard));
 
+      // Timers and alarms, rung while no turn is under way; for as long as there is input.
+      const inputEnded = heard.pipe(ignoreElements(), endWith(true));
+      const rings = deps.announcements
+        ? ringAlarms({
+            announcements: deps.announcements.pipe(takeUntil(inputEnded)),
+            idle: state.pipe(
+              map((s) => s === 'listening'),
+              takeUntil(inputEnded),
+            ),
+            stops: ringStops(verdicts, interruptions, merge(deps.shutdown, inputEnded)),
+            ringing: (on) => ringing.next(on),
+            synthesizer: deps.synthesizer,
+            player,
+            earcons,
+            maxMs: config.tools.timers.ringMaxMs,
+            repeatPauseMs: config.tools.timers.repeatPauseMs,
+          }).pipe(once())
+        : EMPTY;
+
       const holding = interruptions.pipe(
         tap((event) => {
           if (event.phase === 'paused') player.pause();
@@ -289,8 +283,9 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         transcripts,
         verdicts,
         states,
-        turns.pipe(ofType('turn', 'saying')),
+        turns.pipe(ofType('turn', 'tool', 'saying')),
         bargeIns,
+        rings,
         scored.pipe(meterLevels({ on: deps.metering, now, wake: wake?.scores, echo: deps.echo })),
         merge(remembering, holding, sounds, endpoints).pipe(ignoreElements()),
       );

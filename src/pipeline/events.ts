@@ -1,5 +1,6 @@
 import { filter, type OperatorFunction } from 'rxjs';
 import type { BargeInPhase } from '../dialog/barge-in.js';
+import type { ToolPhase } from '../dialog/tool-calls.js';
 import type { AssistantState, Interruption, Transcript, Turn, Verdict } from '../dialog/turn.js';
 import type { SegmenterEvent } from '../listen/speech-events.js';
 import type { Sentence } from '../speak/sentences.js';
@@ -32,8 +33,34 @@ export type TranscriptEvent =
 /** The gate's decision about a transcript: a query, a wake phrase alone, a stop, or nothing. */
 export type GateEvent = Verdict;
 
+/**
+ * A tool the model called in a turn (`turnId`: the utterance id of the turn's query): started,
+ * finished or failed (a call still running when the turn was cut fails as "cancelled").
+ * `args` and `result` are short summaries; `ms` how long the call took.
+ */
+export type ToolEvent = {
+  type: 'tool';
+  turnId: number;
+  callId: string;
+  name: string;
+  phase: ToolPhase;
+  args?: string;
+  result?: string;
+  error?: string;
+  ms?: number;
+};
+
+/** What stopped a ring: a stop phrase, the wake word, a new query, the user talking over it, its time running out, or hark stopping. */
+export type RingStop = 'stop' | 'wake' | 'query' | 'speech' | 'timeout' | 'shutdown';
+
+/** Timers or alarms ringing (earcon and announcement, repeated), and the ring stopped. */
+export type RingEvent =
+  | { type: 'ring'; phase: 'started'; ids: string[]; text: string }
+  | { type: 'ring'; phase: 'stopped'; ids: string[]; text: string; by: RingStop };
+
 export type TurnEvent =
   | { type: 'state'; state: AssistantState }
+  | ToolEvent
   /** hark starts to speak a sentence of the reply. */
   | { type: 'saying'; sentence: Sentence }
   /** A turn is over, however it ended. */
@@ -54,7 +81,8 @@ export type MeterEvent = {
   echo?: EchoState;
 };
 
-export type AssistantEvent = ListenEvent | InterruptionEvent | TranscriptEvent | GateEvent | TurnEvent | MeterEvent;
+export type AssistantEvent =
+  ListenEvent | InterruptionEvent | TranscriptEvent | GateEvent | TurnEvent | RingEvent | MeterEvent;
 
 /** Only the events of the given types, typed as such. */
 export function ofType<E extends { type: string }, K extends E['type']>(

@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { ReplyEvent } from '../contract/reply.js';
 import type { Message } from '../dialog/conversation.js';
+import type { ToolActivity } from '../dialog/tool-calls.js';
 import type { WakeWordDetection, WakeWordScores } from '../listen/wake-decider.js';
 
 export type { WakeWordDetection, WakeWordScores };
@@ -33,8 +34,14 @@ export interface Transcriber {
 }
 
 export interface ReplyModel {
-  /** The reply to the conversation so far, streamed. */
-  reply(messages: Message[]): Observable<ReplyEvent>;
+  /** The reply to the conversation so far, streamed; a model with tools also reports the calls it runs. */
+  reply(messages: Message[]): Observable<ReplyEvent | ToolActivity>;
+}
+
+/** Something that must be said unprompted: a timer or an alarm fallen due. */
+export interface Announcement {
+  id: string;
+  text: string;
 }
 
 export interface Synthesizer {
@@ -97,7 +104,7 @@ export interface EchoState {
   echoDbfs: number;
 }
 
-export type EarconKind = 'listening' | 'thinking' | 'error';
+export type EarconKind = 'listening' | 'thinking' | 'error' | 'alarm';
 
 /** Short sounds that say what hark is doing, for a user who cannot see it. */
 export interface Earcons {

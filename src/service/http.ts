@@ -1,4 +1,5 @@
-import { Pool, type Dispatcher } from 'undici';
+import type * as Undici from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import type { Readable } from 'node:stream';
 import { silentLogger, type Logger } from '../system/logger.js';
 import { registerSecret } from '../system/secrets.js';
@@ -169,10 +170,14 @@ export class Transport {
    * request that follows, which has its own retries.
    */
   warm(connections = 2): Promise<void> {
-    if (this.warming) return this.warming;
-    const pool = this.pool(this.base.origin);
-    const missing = connections - pool.stats.connected;
-    if (missing <= 0 || this.closing.signal.aborted) return Promise.resolve();
+    this.warming ??= this.open(connections).finally(() => (this.warming = undefined));
+    return this.warming;
+  }
+
+  private async open(connections: number): Promise<void> {
+    const pool = await this.pool(this.base.origin).catch(() => undefined);
+    const missing = connections - (pool?.stats.connected ?? connections);
+    if (!pool || missing <= 0) return;
     const opened = Array.from({ length: missing }, () =>
       pool
         .request({
@@ -184,11 +189,8 @@ export class Transport {
         })
         .then((response) => response.body.dump()),
     );
-    this.warming = Promise.allSettled(opened).then(() => {
-      this.warming = undefined;
-      this.logger.debug('service.warmed', { connected: pool.stats.connected });
-    });
-    return this.warming;
+    await Promise.allSettled(opened);
+    this.logger.debug('service.warmed', { connected: pool.stats.connected });
   }
 
   async close(): Promise<void> {
@@ -284,7 +286,7 @@ export class Transport {
     return response;
   }
 
-  private send(
+  private async send(
     options: CallOptions,
     signal: AbortSignal | undefined,
     headersTimeoutMs: number,
@@ -299,7 +301,7 @@ export class Transport {
     if (length !== undefined) headers['content-length'] = String(length);
     if (options.auth === 'x-api-key') headers['x-api-key'] = this.apiKey;
     else headers.authorization = `Bearer ${this.apiKey}`;
-    return this.pool(url.origin).request({
+    return (await this.pool(url.origin)).request({
       path: url.pathname + url.search,
       method: 'POST',
       headers,
@@ -311,7 +313,9 @@ export class Transport {
     });
   }
 
-  private pool(origin: string): Pool {
+  private async pool(origin: string): Promise<Pool> {
+    const { Pool } = await loadUndici();
+    if (this.closing.signal.aborted) throw new Error('the service client is closed');
     let pool = this.pools.get(origin);
     if (!pool) {
       pool = new Pool(origin, {
@@ -324,6 +328,10 @@ export class Transport {
     return pool;
   }
 }
+
+/** undici is loaded by the first request, not when hark starts: it is a large part of a start's code. */
+let undici: Promise<typeof Undici> | undefined;
+const loadUndici = (): Promise<typeof Undici> => (undici ??= import('undici'));
 
 function requestIdOf(headers: Headers): string | undefined {
   return headerValue(headers, 'x-request-id') ?? headerValue(headers, 'request-id');

@@ -1,5 +1,8 @@
 import { LIMITS, charCount } from '../contract/limits.js';
 
+/** Pushed alone, ends the sentence under way: the model paused (to call a tool), so what it said is let out. */
+export const SENTENCE_BREAK = '\u2029';
+
 /** A sentence of a reply, numbered from 0 in the order it is spoken. */
 export interface Sentence {
   index: number;

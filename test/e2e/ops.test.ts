@@ -27,7 +27,9 @@ describe('hark doctor', () => {
     expect(result.stdout).toMatch(/^ok +config +valid/m);
     expect(result.stdout).toMatch(/^ok +VAD model +Silero v5 loads and runs/m);
     // The default wake word, loaded and run, with its models' licence said plainly.
-    expect(result.stdout).toMatch(/^ok +wake word +openWakeWord hears hey_jarvis \(hey_jarvis: pre-trained, .*CC BY-NC-SA/m);
+    expect(result.stdout).toMatch(
+      /^ok +wake word +openWakeWord hears hey_jarvis \(hey_jarvis: pre-trained, .*CC BY-NC-SA/m,
+    );
     expect(result.stdout).toMatch(
       /^FAIL +capture device +arecord cannot record from hark_no_such_mic: .*arecord.*\n +fix: plug in a microphone/m,
     );

@@ -56,6 +56,8 @@ export async function runLoop(options: {
   sim?: SimOptions;
   prepare?: (sim: SimServer) => void;
   config?: (config: HarkConfig) => void;
+  /** Where timers are kept (default: a new directory for this run). */
+  stateDir?: string;
 }): Promise<LoopRun> {
   const sim = await startSim({ ...options.sim, timing: { ...FAST_TIMING, ...options.sim?.timing } });
   options.prepare?.(sim);
@@ -66,7 +68,13 @@ export async function runLoop(options: {
   const logger = createMemoryLogger('debug');
   const service = createService(config, { baseUrl: sim.url, apiKey: sim.apiKey }, logger);
   const output = join(workDir, `output-${++files}.wav`);
-  const loop = await startVoiceLoop(config, service, logger, { input: options.input, output, fast: options.fast });
+  const stateDir = options.stateDir ?? mkdtempSync(join(workDir, 'state-'));
+  const loop = await startVoiceLoop(config, service, logger, {
+    input: options.input,
+    output,
+    fast: options.fast,
+    tools: { stateDir },
+  });
   const outcomes: Turn[] = [];
   loop.events.subscribe((event) => event.type === 'turn' && outcomes.push(event.turn));
   try {

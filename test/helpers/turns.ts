@@ -36,5 +36,6 @@ export function turnEndingAt(
     endedAt,
     audioMs: { written: 500, played: 500 },
     extraRequests: { transcriptions: 0, replies: 0 },
+    tools: [],
   };
 }

@@ -5,7 +5,8 @@ import { audioDurationMs } from './transcription.js';
 import { checkModel } from './model.js';
 import { checkEffort, checkMessageList, checkSampling, checkThinking } from './generation.js';
 
-const ROLES = ['system', 'user', 'assistant'] as const;
+/** `tool` is beyond the published roles: the widely used form of a tool result, accepted with its `tool_call_id`. */
+const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
 const PART_TYPES = ['text', 'image_url', 'video_url', 'audio_url'] as const;
 
 /** What is wrong with a chat-completions request body, judged against one edition's catalogue. */
@@ -52,6 +53,7 @@ export function checkChatBody(input: unknown, edition: Edition): Checker {
       }
     });
   });
+  checkToolMessages(check, body.messages);
   checkSampling(check, body);
   checkChatTools(check, body.tools);
   check.optionalBoolean('enable_search', body.enable_search);
@@ -95,6 +97,27 @@ function checkAudioDataUrl(check: Checker, field: string, url: string): void {
       measured(`${(durationMs / 1000).toFixed(3)} s`),
     );
   }
+}
+
+/** A tool result names the call it answers, and that call was made by an assistant message before it. */
+function checkToolMessages(check: Checker, messages: unknown): void {
+  if (!Array.isArray(messages)) return;
+  const called = new Set<string>();
+  messages.forEach((message: unknown, i) => {
+    if (!isObject(message)) return;
+    if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
+      for (const call of message.tool_calls) if (isObject(call) && typeof call.id === 'string') called.add(call.id);
+    }
+    if (message.role !== 'tool') return;
+    if (!check.requiredString(`messages[${i}].tool_call_id`, message.tool_call_id)) return;
+    if (!called.has(message.tool_call_id)) {
+      check.fail(
+        `messages[${i}].tool_call_id`,
+        'must name a tool call of an earlier assistant message',
+        message.tool_call_id,
+      );
+    }
+  });
 }
 
 function checkChatTools(check: Checker, tools: unknown): void {

@@ -31,6 +31,7 @@ function turn(interrupted: Turn['interrupted']): Turn {
     endedAt: 4000,
     audioMs: { written: 3000, played: 1400 },
     extraRequests: { transcriptions: 0, replies: 0 },
+    tools: [],
   };
 }
 

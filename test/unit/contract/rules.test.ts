@@ -41,7 +41,9 @@ describe('generation limits', () => {
   });
 
   it('refuses roles outside each endpoint, including system in the messages list', () => {
-    expect(fieldsOf(chat({ messages: [{ role: 'tool', content: 'x' }] }))).toEqual(['messages[0].role']);
+    expect(fieldsOf(chat({ messages: [{ role: 'function', content: 'x' }] }))).toEqual(['messages[0].role']);
+    // The tool role, beyond the published three, is taken only as the answer to a call.
+    expect(fieldsOf(chat({ messages: [{ role: 'tool', content: 'x' }] }))).toEqual(['messages[0].tool_call_id']);
     expect(fieldsOf(messages({ messages: [{ role: 'system', content: 'x' }] }))).toEqual(['messages[0].role']);
     expect(fieldsOf(chat({ messages: [] }))).toEqual(['messages']);
   });

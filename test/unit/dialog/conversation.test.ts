@@ -62,3 +62,37 @@ describe('the conversation', () => {
     expect(short.messages).toHaveLength(2);
   });
 });
+
+describe('the conversation with tools', () => {
+  const exchange = {
+    id: 'c1',
+    name: 'set_timer',
+    arguments: '{"seconds":600}',
+    result: 'x'.repeat(1000),
+    isError: false,
+  };
+
+  it('keeps the calls of a turn, their results cut short, between the query and the reply', () => {
+    const turn = { ...turnEndingAt(1000), tools: [exchange] };
+    const c = afterTurn(newConversation(), turn, MEMORY);
+    expect(c.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'assistant']);
+    const kept = c.messages[1]?.tools?.[0];
+    expect(kept?.name).toBe('set_timer');
+    expect(kept?.result.length).toBeLessThan(400);
+  });
+
+  it('a turn cut before a word was heard, after a tool ran, is remembered, not carried into the next query', () => {
+    const turn = { ...turnEndingAt(1000, 'speech', ''), tools: [exchange] };
+    const c = afterTurn(newConversation(), turn, MEMORY);
+    expect(c.carried).toBe('');
+    expect(c.messages).toHaveLength(3);
+  });
+
+  it('drops whole exchanges, tool messages and all', () => {
+    let c = newConversation();
+    for (const at of [1, 2, 3])
+      c = afterTurn(c, { ...turnEndingAt(at), tools: [exchange] }, { ...MEMORY, maxTurns: 2 });
+    expect(c.messages).toHaveLength(6);
+    expect(c.messages[0]?.role).toBe('user');
+  });
+});

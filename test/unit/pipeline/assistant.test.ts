@@ -5,6 +5,7 @@ import type { TestScheduler } from 'rxjs/testing';
 import { defaultConfig, type HarkConfig } from '../../../src/config/schema.js';
 import type { ReplyEvent } from '../../../src/contract/reply.js';
 import { INTERRUPTED_MARK, type Message } from '../../../src/dialog/conversation.js';
+import type { ToolActivity } from '../../../src/dialog/tool-calls.js';
 import type { Turn } from '../../../src/dialog/turn.js';
 import { assistant } from '../../../src/pipeline/assistant.js';
 import type { AssistantEvent } from '../../../src/pipeline/events.js';
@@ -46,11 +47,14 @@ const DONE: ReplyEvent = {
   stopReason: 'stop',
   usage: { inputTokens: 9, outputTokens: 12, totalTokens: 21 },
 };
-const THREE = {
+const call = { callId: 'c1', name: 'set_timer', args: '{"duration_seconds":3}' };
+const THREE: Record<string, ReplyEvent | ToolActivity> = {
   a: text('First sentence is here. '),
   b: text('Second sentence is here. '),
   c: text('Third one ends it.'),
   d: DONE,
+  t: { type: 'tool', phase: 'started', ...call },
+  f: { type: 'tool', phase: 'finished', ...call, result: 'Timer set.', ms: 3 },
 };
 
 interface Script {
@@ -73,7 +77,7 @@ interface Run {
   transcriptions: number;
   /** Samples of audio in each transcription request. */
   transcribedSamples: number[];
-  replies: ColdObservable<ReplyEvent>[];
+  replies: ColdObservable<ReplyEvent | ToolActivity>[];
   synth: Map<string, ColdObservable<Buffer>>;
   player: FakePlayer;
   earcons: RecordingEarcons;
@@ -90,6 +94,7 @@ function run(
     /** Marbles of the stop button, and of whether anyone looks at the meters (t/f). */
     stops?: string;
     metering?: string;
+    announcements?: string;
   } = {},
 ): Run {
   const scheduler: TestScheduler = testScheduler();
@@ -122,7 +127,7 @@ function run(
         replyModel: {
           reply: (messages) => {
             result.asked.push(messages);
-            const reply = cold<ReplyEvent>(replies.shift() ?? '(d|)', THREE);
+            const reply = cold<ReplyEvent | ToolActivity>(replies.shift() ?? '(d|)', THREE);
             result.replies.push(reply);
             return reply;
           },
@@ -147,6 +152,12 @@ function run(
         shutdown: options.shutdown ? hot(options.shutdown) : NEVER,
         stops: options.stops ? hot(options.stops) : undefined,
         metering: options.metering ? hot(options.metering, { t: true, f: false }) : undefined,
+        announcements: options.announcements
+          ? hot(options.announcements, {
+              p: { id: 't1', text: 'Your pasta timer is done.' },
+              e: { id: 't2', text: 'Your egg timer is done.' },
+            })
+          : undefined,
         now: () => scheduler.now(),
       }),
       tap((event) => {
@@ -209,6 +220,90 @@ describe('the assistant, microphone to speaker', () => {
     ]);
     expect(second?.interrupted).toBe(false);
     expect(r.events.find(({ event }) => event.type === 'barge-in')?.at).toBe(26);
+  });
+
+  it('what the model says before a tool call is spoken while the tool runs, and the call is reported', () => {
+    // "First sentence is here." (no break after it) streams at 6; the tool starts at 8 and lets it out.
+    const r = run('sssqq-----------------------------------------------|', {
+      transcripts: ['Set a timer for three seconds.'],
+      replies: ['-a-t--------f-c-(d|)'],
+    });
+    const tools = r.events.flatMap(({ at, event }) => (event.type === 'tool' ? [`${at}:${event.phase}`] : []));
+    expect(tools).toEqual(['8:started', '17:finished']);
+    expect(r.synth.get('First sentence is here.')?.subscriptions[0]?.subscribedFrame).toBe(8);
+    expect(r.turns[0]).toMatchObject({
+      interrupted: false,
+      heard: 'First sentence is here. Third one ends it.',
+      tools: [{ id: 'c1', name: 'set_timer', result: 'Timer set.', isError: false }],
+    });
+  });
+
+  it('talking over hark while a tool runs cancels the call, reported failed as cancelled', () => {
+    const r = run('sssqq-----------------sssqq------------------------------|', {
+      transcripts: ['Set a timer.', 'Never mind.'],
+      replies: ['-a-t------------------------------f-(d|)', '(d|)'],
+    });
+    const tools = r.events.flatMap(({ event }) =>
+      event.type === 'tool' ? [`${event.phase}:${event.error ?? ''}`] : [],
+    );
+    expect(tools).toEqual(['started:', 'failed:cancelled']);
+    expect(r.turns[0]?.interrupted).toBe('speech');
+    expect(r.replies[0]?.subscriptions[0]?.unsubscribedFrame).toBe(24);
+  });
+
+  it('a timer due while idle rings (earcon and announcement, repeated) until "stop"', () => {
+    // Due at 3; the announcement (10 samples) plays 5-15, then 5 quiet, again 20-30, ... "Stop." at 39-40, heard at 43.
+    const c = config((c) => {
+      c.tools.timers.repeatPauseMs = 5;
+      c.tools.timers.ringMaxMs = 1000;
+    });
+    const r = run(
+      '---------------------------------------ssqq-----------------|',
+      { transcripts: ['Stop.'], replies: [] },
+      { config: c, announcements: '---p' },
+    );
+    const rings = r.events.flatMap(({ at, event }) =>
+      event.type === 'ring' ? [`${at}:${event.phase}:${event.phase === 'stopped' ? event.by : event.text}`] : [],
+    );
+    expect(rings).toEqual(['3:started:Your pasta timer is done.', '43:stopped:stop']);
+    expect(r.earcons.played.filter((e) => e === 'alarm').length).toBeGreaterThanOrEqual(2);
+    expect(r.synth.get('Your pasta timer is done.')?.subscriptions).toHaveLength(1);
+    expect(r.asked).toHaveLength(0);
+    expect(r.player.stops).toBe(1);
+  });
+
+  it('talking over a ring stops it at once, and what was said is a query', () => {
+    const c = config((c) => {
+      c.tools.timers.repeatPauseMs = 5;
+      c.tools.timers.ringMaxMs = 1000;
+    });
+    const r = run(
+      '--------------------ssssssqq-------------------------------|',
+      { transcripts: ['What was that timer?'], replies: ['(cd|)'] },
+      { config: c, announcements: '---p' },
+    );
+    const rings = r.events.flatMap(({ at, event }) =>
+      event.type === 'ring' ? [`${at}:${event.phase}${event.phase === 'stopped' ? `:${event.by}` : ''}`] : [],
+    );
+    expect(rings).toEqual(['3:started', '22:stopped:speech']);
+    expect(r.asked.at(-1)?.at(-1)).toEqual({ role: 'user', text: 'What was that timer?' });
+  });
+
+  it('a timer due during a turn waits for it; two due together are said together; nobody stopping it ends it', () => {
+    const c = config((c) => {
+      c.tools.timers.repeatPauseMs = 5;
+      c.tools.timers.ringMaxMs = 50;
+    });
+    const r = run(
+      'sssqq-----------------------------------------------------------------------------------------------|',
+      { transcripts: ['Tell me three things.'], replies: ['-a-b-(cd|)'] },
+      { config: c, announcements: '--------pe' },
+    );
+    const rings = r.events.flatMap(({ at, event }) =>
+      event.type === 'ring' ? [`${at}:${event.phase}:${event.phase === 'stopped' ? event.by : event.text}`] : [],
+    );
+    expect(rings).toEqual(['40:started:Your pasta timer is done. Your egg timer is done.', '90:stopped:timeout']);
+    expect(r.turns[0]?.interrupted).toBe(false);
   });
 
   it('a cough over hark pauses the reply, which plays on from where it stopped: nothing lost, no barge-in', () => {

@@ -1,0 +1,179 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { HarkConfig } from '../config/schema.js';
+import { PLACEHOLDER } from '../config/schema.js';
+import type { ToolInputSchema } from '../dialog/tool-calls.js';
+import type { Logger } from '../system/logger.js';
+import { registerSecret } from '../system/secrets.js';
+import { childEnvironment } from '../system/spawn.js';
+import type { Tool, ToolOutput, ToolSource } from '../tools/tool.js';
+
+type McpServerConfig = HarkConfig['tools']['mcpServers'][number];
+
+/** A dead server is tried again after 1 s, 2 s, 4 s, ... at most this long apart. */
+const MAX_BACKOFF_MS = 60_000;
+
+/** `${NAME}` → the environment's NAME, else the systemd credential NAME; a missing one is an error naming it. */
+export function fillPlaceholders(value: string, env: NodeJS.ProcessEnv = process.env): string {
+  return value.replace(new RegExp(PLACEHOLDER.source, 'g'), (_, name: string) => {
+    let secret = env[name];
+    if (secret === undefined && env.CREDENTIALS_DIRECTORY) {
+      try {
+        secret = readFileSync(join(env.CREDENTIALS_DIRECTORY, name), 'utf8').trim();
+      } catch {
+        secret = undefined;
+      }
+    }
+    if (secret === undefined) throw new Error(`\${${name}} is not set in the environment or as a credential`);
+    registerSecret(secret);
+    return secret;
+  });
+}
+
+const fill = (values: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(values).map(([k, v]) => [k, fillPlaceholders(v)]));
+
+/** What an MCP result says, as text for the model: its text parts, and a note for anything else. */
+export function resultText(content: unknown): string {
+  if (!Array.isArray(content)) return JSON.stringify(content ?? '');
+  return content
+    .map((part: { type?: string; text?: string; mimeType?: string }) =>
+      part.type === 'text'
+        ? (part.text ?? '')
+        : `[${part.type ?? 'content'}${part.mimeType ? ` ${part.mimeType}` : ''}]`,
+    )
+    .join('\n');
+}
+
+/** An MCP server's tools, as hark offers them: kept current, reconnected with backoff when it dies. */
+export interface McpSource extends ToolSource {
+  readonly name: string;
+  close(): Promise<void>;
+}
+
+export interface McpOptions {
+  callTimeoutMs: number;
+  logger: Logger;
+  /** Where the initial connection waits no longer: the voice loop starts, the server joins when it answers. */
+  connectTimeoutMs?: number;
+}
+
+/** Connects to one server (stdio or streamable HTTP) and keeps the allowed part of its tool list. */
+export async function startMcpSource(server: McpServerConfig, options: McpOptions): Promise<McpSource> {
+  const { logger } = options;
+  const source = `mcp:${server.name}`;
+  const allowAll = server.allow.includes('*');
+  let client: Client | undefined;
+  let tools: Tool[] = [];
+  let closed = false;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
+
+  const toTool = (t: { name: string; description?: string | undefined; inputSchema: unknown }): Tool => ({
+    name: t.name,
+    description: t.description ?? t.name,
+    inputSchema: t.inputSchema as ToolInputSchema,
+    source,
+    run: async (input, signal): Promise<ToolOutput> => {
+      if (!client) throw new Error(`the ${server.name} server is not connected`);
+      const result = await client.callTool({ name: t.name, arguments: input }, undefined, {
+        signal,
+        timeout: options.callTimeoutMs,
+      });
+      const text = 'content' in result ? resultText(result.content) : JSON.stringify(result.toolResult);
+      return { text, isError: result.isError === true };
+    },
+  });
+  const keep = (listed: { name: string; description?: string | undefined; inputSchema: unknown }[]): void => {
+    tools = listed.filter((t) => allowAll || server.allow.includes(t.name)).map(toTool);
+    logger.info('mcp.tools', { server: server.name, tools: tools.map((t) => t.name), offered: listed.length });
+  };
+  const transport = (): Transport => {
+    if (server.command) {
+      return new StdioClientTransport({
+        command: server.command,
+        args: server.args,
+        env: childEnvironment(fill(server.env)),
+        stderr: 'ignore',
+      });
+    }
+    return new StreamableHTTPClientTransport(new URL(server.url as string), {
+      requestInit: { headers: fill(server.headers) },
+    });
+  };
+  const reconnectLater = (): void => {
+    if (closed || retry) return;
+    const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(failures, 6));
+    failures++;
+    logger.warn('mcp.reconnect', { server: server.name, inMs: delay });
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, delay);
+    retry.unref();
+  };
+  const connect = async (): Promise<void> => {
+    const next = new Client(
+      { name: 'hark', version: '1' },
+      {
+        listChanged: {
+          tools: {
+            onChanged: (error, listed) => {
+              if (closed || client !== next) return;
+              if (error) logger.warn('mcp.list_failed', { server: server.name, error });
+              else if (listed) keep(listed);
+            },
+          },
+        },
+      },
+    );
+    try {
+      await next.connect(transport(), { timeout: options.connectTimeoutMs ?? 10_000 });
+      keep((await next.listTools()).tools);
+      next.onclose = () => {
+        if (client !== next) return;
+        client = undefined;
+        tools = [];
+        if (!closed) {
+          logger.error('mcp.closed', { server: server.name });
+          reconnectLater();
+        }
+      };
+      client = next;
+      logger.info(failures ? 'mcp.reconnected' : 'mcp.connected', {
+        server: server.name,
+        transport: server.command ? 'stdio' : 'http',
+      });
+      failures = 0;
+    } catch (error) {
+      logger.error('mcp.unavailable', { server: server.name, error: error as Error });
+      await next.close().catch(() => undefined);
+      reconnectLater();
+    }
+  };
+  await connect();
+  return {
+    name: server.name,
+    tools: () => tools,
+    close: async () => {
+      closed = true;
+      clearTimeout(retry);
+      const open = client;
+      client = undefined;
+      await open?.close().catch(() => undefined);
+    },
+  };
+}
+
+/** Every configured server, connected side by side; one that cannot be reached does not hold up the rest. */
+export function startMcpSources(config: HarkConfig, logger: Logger): Promise<McpSource[]> {
+  return Promise.all(
+    config.tools.mcpServers.map((server) =>
+      startMcpSource(server, { callTimeoutMs: config.tools.callTimeoutMs, logger }),
+    ),
+  );
+}
