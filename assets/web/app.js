@@ -126,6 +126,9 @@ function pick(turn) {
 
 function showAll(snapshot, turns) {
   page.snapshot = snapshot;
+  // 'ringing' is hark listening while a timer rings: kept apart, so the end of the ring shows what is under it.
+  snapshot.ringing = snapshot.state === 'ringing';
+  if (snapshot.ringing) snapshot.state = 'listening';
   page.turns = turns;
   setThresholds(snapshot.about);
   showState(snapshot.state);
@@ -159,10 +162,14 @@ function apply(event) {
     case 'state':
       snapshot.state = event.state;
       if (event.state === 'listening') snapshot.answering = null;
-      showState(event.state);
+      showState(snapshot.ringing && event.state === 'listening' ? 'ringing' : event.state);
       return showNow(snapshot);
     case 'muted':
       return showMuted(event.muted);
+    case 'ring':
+      snapshot.ringing = event.phase === 'started';
+      showState(snapshot.ringing && snapshot.state === 'listening' ? 'ringing' : snapshot.state);
+      return addEntry({ kind: 'event', event });
     case 'transcript':
       snapshot.hearing = { utteranceId: event.utteranceId, text: event.text, tentative: event.tentative };
       return showNow(snapshot);

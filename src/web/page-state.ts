@@ -33,6 +33,7 @@ const NOW_ONLY = new Set([
 export class PageState {
   private state = 'starting';
   private muted = false;
+  private ringing = false;
   private hearing: PageSnapshot['hearing'] = null;
   private answering: PageSnapshot['answering'] = null;
   private meter = SILENT_METER;
@@ -55,6 +56,10 @@ export class PageState {
       case 'state':
         this.state = known.state;
         if (known.state === 'listening') this.answering = null;
+        return;
+      case 'ring':
+        this.ringing = known.phase === 'started';
+        this.remember({ kind: 'event', at: this.clock().toISOString(), event });
         return;
       case 'muted':
         this.muted = known.muted;
@@ -91,7 +96,8 @@ export class PageState {
 
   snapshot(): PageSnapshot {
     return {
-      state: this.state,
+      // A timer ringing while no turn is under way: hark is ringing.
+      state: this.ringing && this.state === 'listening' ? 'ringing' : this.state,
       muted: this.muted,
       hearing: this.hearing,
       answering: this.answering,

@@ -48,7 +48,9 @@ export type KnownPageEvent =
   | { type: 'saying'; index: number; text: string }
   | { type: 'interruption'; phase: string }
   | { type: 'barge-in'; by: string; onsetToStopMs: number | null; heardMs: number }
-  | { type: 'turn'; turn: TurnSummary };
+  | { type: 'turn'; turn: TurnSummary }
+  /** Timers or alarms ringing, and the ring stopped (by: a stop phrase, the wake word, ...). */
+  | { type: 'ring'; phase: 'started' | 'stopped'; ids: string[]; text: string; by?: string };
 
 /** A known event, or any other (a tool call, say) passed on as it came. */
 export type PageEvent = KnownPageEvent | { type: string; [field: string]: unknown };

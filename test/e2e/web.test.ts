@@ -63,6 +63,32 @@ describe('the status page, served by hark run', () => {
     }
   });
 
+  it("a turn's tool calls are in the conversation, before the turn they belong to", async () => {
+    sim.script
+      .transcript('What time is it?')
+      .reply({ text: 'Let me look.', toolCall: { name: 'get_time', arguments: {} } }, 'It is time for tea.');
+    const hark = await startWebHark(
+      ['run', '--input', UTTERANCE, '--fast', '--web', '-o', join(dir, 'tools.wav')],
+      service(),
+    );
+    try {
+      await hark.line('web.staying');
+      const { conversation } = (await (await fetch(`${hark.url}api/state`)).json()) as {
+        conversation: {
+          kind: string;
+          event?: { type: string; name?: string; phase?: string };
+          turn?: { reply: string };
+        }[];
+      };
+      expect(
+        conversation.map((entry) => (entry.kind === 'turn' ? 'turn' : `${entry.event?.name} ${entry.event?.phase}`)),
+      ).toEqual(['get_time started', 'get_time finished', 'turn']);
+      expect(conversation[2]?.turn?.reply).toBe('Let me look. It is time for tea.');
+    } finally {
+      expect(await hark.stop()).toBe(0);
+    }
+  });
+
   it('with a token, off loopback: 401 for a wrong one; no response carries the token or the API key', async () => {
     const hark = await startWebHark(['run', '--input', UTTERANCE, '--fast', '--web', '-o', join(dir, 'lan.wav')], {
       ...service(),

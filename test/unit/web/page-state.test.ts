@@ -60,3 +60,16 @@ describe('the page state', () => {
     expect(quantile([], 0.5)).toBe(0);
   });
 });
+
+describe('a ring', () => {
+  it('shows hark ringing while it listens, in the conversation too, and listening again once stopped', () => {
+    const page = new PageState({});
+    page.apply({ type: 'state', state: 'listening' });
+    page.apply({ type: 'ring', phase: 'started', ids: ['t1'], text: 'Your pasta timer is done.' });
+    expect(page.snapshot().state).toBe('ringing');
+    page.apply({ type: 'ring', phase: 'stopped', ids: ['t1'], text: 'Your pasta timer is done.', by: 'stop' });
+    const { state, conversation } = page.snapshot();
+    expect(state).toBe('listening');
+    expect(conversation.map((entry) => entry.kind === 'event' && entry.event.type)).toEqual(['ring', 'ring']);
+  });
+});
