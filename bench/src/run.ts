@@ -9,6 +9,7 @@ import { benchBargeIn } from './barge-in.js';
 import { benchMemory } from './memory.js';
 import { benchAec } from './aec.js';
 import { benchWake } from './wake.js';
+import { benchRoom } from './room.js';
 import { benchTranscribeMemory } from './transcribe-memory.js';
 import { benchTools } from './tools.js';
 import { benchWeb } from './web.js';
@@ -25,6 +26,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   memory: () => benchMemory(),
   aec: () => benchAec(),
   wake: () => benchWake(),
+  room: () => benchRoom(),
   'transcribe-memory': () => benchTranscribeMemory(),
   tools: () => benchTools(),
   web: () => benchWeb(),

@@ -1,11 +1,15 @@
 /**
  * A fixed-size piece of 16-bit mono audio, when its last sample was captured (monotonic ms),
- * and, once the echo canceller has seen it, how loud the echo it took out was (dBFS).
+ * and, once the echo canceller has seen it, how loud the echo it took out was (dBFS), whether
+ * that can be trusted (the canceller had converged, or nothing could echo), and the loudest
+ * the echo may be by what hark played (dBFS; null while unknown, -120 when nothing could echo).
  */
 export interface Frame {
   samples: Int16Array;
   capturedAt: number;
   echoDbfs?: number;
+  echoTrusted?: boolean;
+  echoPredictedDbfs?: number | null;
 }
 
 /**

@@ -19,7 +19,11 @@ export interface BargeInPolicy {
  * is thinking interrupts once it is long enough. Pure: fed the segmenter's events in order.
  */
 export class BargeInJudge {
-  private stretch: { id: number; paused: boolean; confirmed: boolean } | undefined;
+  /**
+   * The stretch being judged: the segmenter's speech `id`, and the voiced time it had before
+   * this judgement began (after a resume inside one stretch, only speech since counts).
+   */
+  private stretch: { id: number; sinceMs: number; lastMs: number; paused: boolean; confirmed: boolean } | undefined;
 
   constructor(private readonly policy: BargeInPolicy) {}
 
@@ -28,7 +32,7 @@ export class BargeInJudge {
       case 'speech':
         return this.speech(event.id, event.durationMs, hark);
       case 'silence':
-        return event.silentMs >= this.policy.resumeAfterMs ? this.end(event.id) : undefined;
+        return event.silentMs >= this.policy.resumeAfterMs ? this.resume(event.id) : undefined;
       case 'discarded':
         return this.end(event.id);
       case 'utterance':
@@ -37,10 +41,11 @@ export class BargeInJudge {
   }
 
   private speech(id: number, durationMs: number, hark: AssistantState): BargeInPhase | undefined {
-    if (this.stretch?.id !== id) this.stretch = { id, paused: false, confirmed: false };
+    if (this.stretch?.id !== id) this.stretch = { id, sinceMs: 0, lastMs: 0, paused: false, confirmed: false };
     const stretch = this.stretch;
+    stretch.lastMs = durationMs;
     if (stretch.confirmed) return undefined;
-    if (hark !== 'listening' && durationMs >= this.policy.minSpeechMs) {
+    if (hark !== 'listening' && durationMs - stretch.sinceMs >= this.policy.minSpeechMs) {
       stretch.confirmed = true;
       return 'confirmed';
     }
@@ -49,6 +54,18 @@ export class BargeInJudge {
       return 'paused';
     }
     return undefined;
+  }
+
+  /**
+   * Silence long enough inside a stretch: a pause not confirmed is resumed, and what was heard
+   * so far no longer counts (the segmenter may keep the stretch going; speech after this must
+   * make the interruption on its own).
+   */
+  private resume(id: number): BargeInPhase | undefined {
+    const stretch = this.stretch;
+    if (stretch?.id !== id || !stretch.paused || stretch.confirmed) return undefined;
+    this.stretch = { id, sinceMs: stretch.lastMs, lastMs: stretch.lastMs, paused: false, confirmed: false };
+    return 'resumed';
   }
 
   private end(id: number): BargeInPhase | undefined {

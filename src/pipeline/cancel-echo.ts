@@ -5,8 +5,9 @@ import type { Logger } from '../system/logger.js';
 import type { EchoCanceller } from './ports.js';
 
 /**
- * Frames → the same frames with hark's own voice taken out, and the level of the echo taken out,
- * so later stages can tell what is left of hark's voice from the user's. The canceller works in
+ * Frames → the same frames with hark's own voice taken out, the level of the echo taken out, and
+ * whether the canceller's account can be trusted yet (else how loud the echo may be, from what
+ * hark played), so later stages can tell what is left of hark's voice from the user's. The canceller works in
  * smaller frames, each dated by when its first sample was captured. A frame the canceller fails
  * on passes through as it was (said once in the log).
  */
@@ -22,15 +23,28 @@ export function cancelEcho(
     const { samples } = frame;
     const out = new Int16Array(samples.length);
     const firstAt = frame.capturedAt - samples.length * msPerSample;
+    let trusted = true;
+    let predicted: number | null = -120;
     try {
       for (let at = 0; at + step <= samples.length; at += step) {
         out.set(canceller.cancel(samples.subarray(at, at + step), firstAt + at * msPerSample), at);
+        const verdict = canceller.lastVerdict();
+        if (!verdict.possible) continue;
+        trusted &&= verdict.trusted;
+        predicted =
+          predicted === null || verdict.predictedDbfs === null ? null : Math.max(predicted, verdict.predictedDbfs);
       }
     } catch (error) {
       if (failures++ === 0) logger.warn('echo.cancel_failed', { error: (error as Error).message });
       return frame;
     }
-    return { samples: out, capturedAt: frame.capturedAt, echoDbfs: removedDbfs(samples, out) };
+    return {
+      samples: out,
+      capturedAt: frame.capturedAt,
+      echoDbfs: removedDbfs(samples, out),
+      echoTrusted: trusted,
+      echoPredictedDbfs: predicted,
+    };
   });
 }
 

@@ -83,7 +83,19 @@ export interface EchoCanceller {
    * player's clock runs on; returns the frame without the echo.
    */
   cancel(mic: Int16Array, captureTimeMs: number): Int16Array;
+  /** What is known about the echo in the frame just cancelled. */
+  lastVerdict(): EchoVerdict;
   state(): EchoState;
+}
+
+/** Whether a frame may hold hark's echo, and whether the canceller's account of it can be trusted. */
+export interface EchoVerdict {
+  /** Something hark played is within the canceller's reach: its echo may be in the frame. */
+  possible: boolean;
+  /** The canceller has converged since the echo path last changed: what it took out is the echo, and what it left is not. */
+  trusted: boolean;
+  /** The loudest the echo may be in the frame, dBFS (from what was played and the echo path's measured loss); null while unknown. */
+  predictedDbfs: number | null;
 }
 
 /** What the echo canceller is doing, for logs and a status page. */

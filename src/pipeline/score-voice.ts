@@ -17,6 +17,13 @@ export interface ScoreVoiceOptions {
 }
 
 /**
+ * Before the canceller has converged, what it took out says nothing: a frame that may hold
+ * hark's echo is hark's own voice unless it is this much louder than the loudest the echo may
+ * be (or always, while that is not known yet).
+ */
+const ABOVE_PREDICTED_ECHO_DB = 6;
+
+/**
  * Frames → frames with their speech probability, in order. If the model fails mid-run, the
  * energy VAD takes over and the log says so; listening never stops over it.
  */
@@ -29,15 +36,21 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
     }
     return { ...frame, probability: active.probability(frame.samples) as number };
   };
-  const ownVoice = (frame: Frame): boolean =>
-    frame.echoDbfs !== undefined && dbfs(rms(frame.samples)) < frame.echoDbfs - options.ownVoiceBelowDb;
+  const ownVoice = (frame: Frame): boolean => {
+    if (frame.echoDbfs === undefined) return false;
+    const level = dbfs(rms(frame.samples));
+    if (frame.echoTrusted === false) {
+      return frame.echoPredictedDbfs === null || level < (frame.echoPredictedDbfs ?? -120) + ABOVE_PREDICTED_ECHO_DB;
+    }
+    return level < frame.echoDbfs - options.ownVoiceBelowDb;
+  };
   const score = (frame: Frame): Observable<ScoredFrame> => {
     try {
-      const result = active.probability(frame.samples);
-      const scored = (probability: number): ScoredFrame => ({
-        ...frame,
-        probability: ownVoice(frame) ? 0 : probability,
-      });
+      // What is hark's own voice is silence to the model too: its state never learns hark's
+      // voice, so the frames after an echo are not scored as the speech going on.
+      const own = ownVoice(frame);
+      const result = active.probability(own ? new Int16Array(frame.samples.length) : frame.samples);
+      const scored = (probability: number): ScoredFrame => ({ ...frame, probability: own ? 0 : probability });
       if (typeof result === 'number') return of(scored(result));
       return from(result.then(scored, (error: unknown) => fallback(frame, error)));
     } catch (error) {

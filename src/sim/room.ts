@@ -1,4 +1,4 @@
-import { Fft } from '../audio/echo/fft.js';
+import { BlockConvolver } from './convolver.js';
 
 /**
  * A room for hark to hear itself in: what the speaker plays reaches the microphone after a
@@ -201,56 +201,4 @@ export function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** Streaming convolution with a fixed response, block by block (overlap-add through the FFT). */
-class BlockConvolver {
-  private tail: Float64Array;
-  private readonly spectra = new Map<number, { fft: Fft; re: Float64Array; im: Float64Array }>();
-
-  constructor(private readonly response: Float64Array) {
-    this.tail = new Float64Array(response.length);
-  }
-
-  push(block: Float64Array): Float64Array {
-    const n = block.length;
-    let size = 2;
-    while (size < n + this.response.length) size *= 2;
-    const { fft, re: hr, im: hi } = this.spectrum(size);
-    const re = new Float64Array(size);
-    const im = new Float64Array(size);
-    re.set(block);
-    fft.transform(re, im);
-    for (let k = 0; k < size; k++) {
-      const r = (re[k] as number) * (hr[k] as number) - (im[k] as number) * (hi[k] as number);
-      im[k] = (re[k] as number) * (hi[k] as number) + (im[k] as number) * (hr[k] as number);
-      re[k] = r;
-    }
-    fft.transform(re, im, true);
-    const total = n + this.response.length - 1;
-    const out = new Float64Array(n);
-    const carry = new Float64Array(Math.max(this.tail.length, total - n));
-    for (let i = 0; i < total; i++) {
-      const v = (re[i] as number) + (i < this.tail.length ? (this.tail[i] as number) : 0);
-      if (i < n) out[i] = v;
-      else carry[i - n] = v;
-    }
-    for (let i = total; i < this.tail.length; i++) carry[i - n] = (carry[i - n] as number) + (this.tail[i] as number);
-    this.tail = carry;
-    return out;
-  }
-
-  private spectrum(size: number): { fft: Fft; re: Float64Array; im: Float64Array } {
-    let entry = this.spectra.get(size);
-    if (!entry) {
-      const fft = new Fft(size);
-      const re = new Float64Array(size);
-      const im = new Float64Array(size);
-      re.set(this.response);
-      fft.transform(re, im);
-      entry = { fft, re, im };
-      this.spectra.set(size, entry);
-    }
-    return entry;
-  }
 }

@@ -98,6 +98,17 @@ export class DelayEstimator {
     return this.current;
   }
 
+  /**
+   * The delay has moved by `deltaMs` while there was nothing to measure it on (a silence, over
+   * which it drifted on): the estimate moves with it, and the cross-spectra averaged before the
+   * silence are dropped, so the next estimate is made from fresh audio only.
+   */
+  carry(deltaMs: number): void {
+    if (this.current) this.current = { ...this.current, delayMs: this.current.delayMs + deltaMs };
+    this.candidateMs = null;
+    this.crossFrames = 0;
+  }
+
   /** Forgets everything (e.g. another playback device). */
   reset(): void {
     this.mic.fill(0);

@@ -1,11 +1,15 @@
 import type { HarkConfig } from '../../config/schema.js';
 import { dbfs, rms } from '../pcm.js';
+import { DelayDrift } from './delay-drift.js';
 import { DelayEstimator } from './delay-estimator.js';
 import { EchoReference } from './echo-reference.js';
+import { EchoTrust, type EchoVerdict } from './echo-trust.js';
 import { SpeexCanceller, type SpeexCancellerState } from './speex-canceller.js';
 
 /** Frame of the canceller: 16 ms at 16 kHz, two to a VAD frame. */
 export const ECHO_FRAME_SAMPLES = 256;
+
+export type { EchoVerdict };
 
 /** The `echo` section of the configuration (see config/default.yaml), and the audio's rate and frame. */
 export type EchoCancellerOptions = HarkConfig['echo'] & { sampleRateHz: number; frameSamples: number };
@@ -32,6 +36,8 @@ export interface EchoCancellerState extends SpeexCancellerState {
 const MIN_CONFIDENCE = 0.2;
 /** Fastest the reference follows a drifting delay, ms per second (a clock skew of 2000 ppm). */
 const MAX_SLEW_MS_PER_S = 2;
+/** After this long with nothing playing, the delay's drift is carried over the silence. */
+const CARRY_AFTER_IDLE_MS = 500;
 /** Microphone audio kept to train the filter again after it was re-aligned, ms. */
 const REPLAY_MS = 1500;
 
@@ -52,6 +58,12 @@ export class AcousticEchoCanceller {
   private readonly recent: { mic: Int16Array; captureTimeMs: number }[] = [];
   private idleFrames = Infinity;
   private last = { micDbfs: -120, outDbfs: -120, echoDbfs: -120, active: false };
+  private readonly trust: EchoTrust;
+  private readonly drift = new DelayDrift();
+  /** The estimator's updates already noted for the drift, and when the last frame with something to cancel was captured. */
+  private noted = 0;
+  private lastActiveAt: number | undefined;
+  private verdict: EchoVerdict = { possible: false, trusted: false, predictedDbfs: -120 };
 
   constructor(
     private readonly speex: SpeexCanceller,
@@ -60,6 +72,10 @@ export class AcousticEchoCanceller {
     private readonly options: EchoCancellerOptions,
   ) {
     this.frameSamples = options.frameSamples;
+    this.trust = new EchoTrust({
+      frameMs: (options.frameSamples / options.sampleRateHz) * 1000,
+      leadMs: options.leadMs,
+    });
     this.leadMs = leadFor(options.initialDelayMs, options.leadMs);
     this.shiftMs = options.initialDelayMs - this.leadMs;
   }
@@ -96,22 +112,35 @@ export class AcousticEchoCanceller {
     const n = this.frameSamples;
     const frameMs = (n / this.options.sampleRateHz) * 1000;
     this.estimator.push(mic, this.reference.read(captureTimeMs, n));
+    this.noteDrift(captureTimeMs);
     this.remember(mic, captureTimeMs);
     this.follow(frameMs);
-    const from = captureTimeMs - this.shiftMs;
+    let from = captureTimeMs - this.shiftMs;
     const active = this.reference.playing(from - this.options.tailMs, from + frameMs);
+    if (active && this.idleFrames !== Infinity && this.idleFrames * frameMs >= CARRY_AFTER_IDLE_MS) {
+      from -= this.carryDrift(captureTimeMs);
+    }
+    if (active) this.lastActiveAt = captureTimeMs;
     if (!active) {
       this.idleFrames++;
       this.last = { micDbfs: dbfs(rms(mic)), outDbfs: dbfs(rms(mic)), echoDbfs: -120, active };
+      this.verdict = this.trust.idle();
       return Int16Array.from(mic);
     }
     if (this.idleFrames > 0 && this.idleFrames !== Infinity) this.flush();
     this.idleFrames = 0;
-    const out = this.speex.cancel(mic, this.reference.read(from, n));
+    const reference = this.reference.read(from, n);
+    const out = this.speex.cancel(mic, reference);
     const echo = new Int16Array(n);
     for (let i = 0; i < n; i++) echo[i] = Math.max(-32768, Math.min(32767, (mic[i] as number) - (out[i] as number)));
     this.last = { micDbfs: dbfs(rms(mic)), outDbfs: dbfs(rms(out)), echoDbfs: dbfs(rms(echo)), active };
+    this.verdict = this.trust.cancelled(power(mic), power(reference), power(out), this.speex.erleDb);
     return out;
+  }
+
+  /** What is known about the echo in the frame just cancelled (see EchoVerdict). */
+  lastVerdict(): EchoVerdict {
+    return this.verdict;
   }
 
   state(): EchoCancellerState {
@@ -129,6 +158,10 @@ export class AcousticEchoCanceller {
   /** Forgets the echo path and the delay (e.g. after the playback device changed). */
   reset(): void {
     this.speex.reset();
+    this.trust.reset();
+    this.drift.reset();
+    this.noted = 0;
+    this.lastActiveAt = undefined;
     this.estimator.reset();
     this.leadMs = leadFor(this.options.initialDelayMs, this.options.leadMs);
     this.shiftMs = this.options.initialDelayMs - this.leadMs;
@@ -157,6 +190,7 @@ export class AcousticEchoCanceller {
     this.shiftMs = estimate.delayMs - this.leadMs;
     this.realignments++;
     this.speex.reset();
+    this.trust.restart();
     this.replay();
   }
 
@@ -166,10 +200,31 @@ export class AcousticEchoCanceller {
     if (this.recent.length > keep) this.recent.shift();
   }
 
+  private noteDrift(captureTimeMs: number): void {
+    const estimate = this.estimator.estimate();
+    if (!estimate || estimate.updates === this.noted) return;
+    this.noted = estimate.updates;
+    this.drift.note(captureTimeMs, estimate.delayMs);
+  }
+
+  /**
+   * After a silence, the delay has drifted on as it did before (the clocks have not stopped):
+   * the reference moves with it, so the filter still fits. Returns the shift made, ms.
+   */
+  private carryDrift(captureTimeMs: number): number {
+    const change = this.drift.over(captureTimeMs - (this.lastActiveAt ?? captureTimeMs));
+    if (change === 0) return 0;
+    this.shiftMs += change;
+    this.estimator.carry(change);
+    return change;
+  }
+
   /** Runs the recent audio (all but the frame being processed) through the filter at the new alignment. */
   private replay(): void {
     for (const { mic, captureTimeMs } of this.recent.slice(0, -1)) {
-      this.speex.cancel(mic, this.reference.read(captureTimeMs - this.shiftMs, this.frameSamples));
+      const reference = this.reference.read(captureTimeMs - this.shiftMs, this.frameSamples);
+      this.speex.cancel(mic, reference);
+      this.trust.trainedOn(power(reference));
     }
     this.idleFrames = 0;
   }
@@ -180,6 +235,12 @@ export class AcousticEchoCanceller {
     const frames = Math.ceil(this.speex.options.tailSamples / this.frameSamples) + 1;
     for (let i = 0; i < Math.min(frames, this.idleFrames); i++) this.speex.cancel(zeros, zeros);
   }
+}
+
+function power(frame: Int16Array): number {
+  let sum = 0;
+  for (let i = 0; i < frame.length; i++) sum += (frame[i] as number) * (frame[i] as number);
+  return sum / frame.length;
 }
 
 /** The configured lead, or half the delay when the delay is shorter than twice the lead (the shift stays above zero). */

@@ -171,9 +171,14 @@ export class SpeexCanceller {
     return {
       frames: this.frames,
       adapted: !this.closed && this.wasm.hark_aec_adapted(this.handle) === 1,
-      erleDb: this.heardReference ? 10 * Math.log10((this.micPower + 1) / (this.outPower + 1)) : null,
+      erleDb: this.erleDb,
       filterPeakMs: peak < 0 || this.frames === 0 ? null : (peak / this.options.sampleRateHz) * 1000,
     };
+  }
+
+  /** The echo return loss enhancement estimate of `state()`, cheaply, frame by frame. */
+  get erleDb(): number | null {
+    return this.heardReference ? 10 * Math.log10((this.micPower + 1) / (this.outPower + 1)) : null;
   }
 
   /** Forgets the echo path (after the path changed, e.g. a new delay). */

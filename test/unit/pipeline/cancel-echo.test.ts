@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import type { Frame } from '../../../src/audio/frames.js';
 import { cancelEcho } from '../../../src/pipeline/cancel-echo.js';
-import type { EchoCanceller, EchoState } from '../../../src/pipeline/ports.js';
+import type { EchoCanceller, EchoState, EchoVerdict } from '../../../src/pipeline/ports.js';
 import { watchedLogger } from '../../helpers/logger.js';
 
 /** Takes out half of every sample (the "echo") and remembers the capture time of each of its 16-sample frames. */
@@ -10,10 +10,18 @@ class FakeCanceller implements EchoCanceller {
   readonly frameSamples = 16;
   readonly times: number[] = [];
   failing = false;
+  /** The verdict on each frame in turn (the last one repeats). */
+  verdicts: EchoVerdict[] = [{ possible: true, trusted: true, predictedDbfs: -30 }];
+  private verdict = this.verdicts[0] as EchoVerdict;
   cancel(mic: Int16Array, captureTimeMs: number): Int16Array {
     if (this.failing) throw new Error('trap');
     this.times.push(captureTimeMs);
+    this.verdict =
+      this.verdicts.length > 1 ? (this.verdicts.shift() as EchoVerdict) : (this.verdicts[0] as EchoVerdict);
     return mic.map((v) => v / 2);
+  }
+  lastVerdict(): EchoVerdict {
+    return this.verdict;
   }
   state(): EchoState {
     return {
@@ -45,6 +53,29 @@ describe('cancelEcho', () => {
     ]);
     // Half of 1000 taken out: 500/32768, about -36 dBFS.
     expect(out[0]?.echoDbfs).toBeCloseTo(20 * Math.log10(500 / 32768), 6);
+  });
+
+  it("says whether the canceller's account of a frame can be trusted, and how loud the echo may be in it", async () => {
+    const canceller = new FakeCanceller();
+    canceller.verdicts = [
+      // Frame 1: nothing could echo in its first half; the second half is trusted.
+      { possible: false, trusted: false, predictedDbfs: -120 },
+      { possible: true, trusted: true, predictedDbfs: -40 },
+      // Frame 2: one half not trusted, and the echo's loudest not known yet in the other.
+      { possible: true, trusted: false, predictedDbfs: -30 },
+      { possible: true, trusted: true, predictedDbfs: null },
+      // Frame 3: nothing could echo at all.
+      { possible: false, trusted: false, predictedDbfs: -120 },
+      { possible: false, trusted: false, predictedDbfs: -120 },
+    ];
+    const out = await lastValueFrom(
+      from([frame(2), frame(4), frame(6)]).pipe(cancelEcho(canceller, 16000, watchedLogger()), toArray()),
+    );
+    expect(out.map((f) => [f.echoTrusted, f.echoPredictedDbfs])).toEqual([
+      [true, -40],
+      [false, null],
+      [true, -120],
+    ]);
   });
 
   it('passes a frame through when the canceller fails on it, and says so once', async () => {

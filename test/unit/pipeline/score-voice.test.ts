@@ -66,4 +66,56 @@ describe('scoreVoice', () => {
     // 25 dB below the echo taken out: hark's voice left over. 5 dB below: the user over hark. No echo: the user.
     expect(scored.map((s) => s.probability)).toEqual([0, 0.95, 0.95]);
   });
+
+  it("before the canceller has converged, judges hark's echo by what was played: only speech well above it is the user's", async () => {
+    const vad: Vad = {
+      name: 'silero',
+      frameSamples: 512,
+      probability: () => 0.95,
+      reset: () => undefined,
+      close: async () => undefined,
+    };
+    const untrusted = (levelDbfs: number, predictedDbfs: number | null) => ({
+      samples: new Int16Array(512).map((_, i) => (i % 2 ? 1 : -1) * Math.round(32768 * 10 ** (levelDbfs / 20))),
+      capturedAt: 32,
+      // What the unconverged filter took out says nothing: here it is as loud as what it left.
+      echoDbfs: levelDbfs,
+      echoTrusted: false,
+      echoPredictedDbfs: predictedDbfs,
+    });
+    const scored = await lastValueFrom(
+      from([untrusted(-30, -28), untrusted(-20, -28), untrusted(-30, null), untrusted(-30, -120)]).pipe(
+        scoreVoice(vad, silentLogger, OPTIONS),
+        toArray(),
+      ),
+    );
+    // As loud as the echo may be: hark. 8 dB above it: the user. Echo level not known yet: hark.
+    // Nothing played that could echo: the user.
+    expect(scored.map((s) => s.probability)).toEqual([0, 0.95, 0, 0.95]);
+  });
+
+  it("gives the model silence for hark's own voice, so its state never learns hark's voice", async () => {
+    const heard: number[] = [];
+    const vad: Vad = {
+      name: 'silero',
+      frameSamples: 512,
+      probability: (frame) => {
+        heard.push(Math.max(...frame));
+        return 0.9;
+      },
+      reset: () => undefined,
+      close: async () => undefined,
+    };
+    const frame = (levelDbfs: number, echoDbfs: number) => ({
+      samples: new Int16Array(512).fill(Math.round(32768 * 10 ** (levelDbfs / 20))),
+      capturedAt: 32,
+      echoDbfs,
+      echoTrusted: true,
+      echoPredictedDbfs: echoDbfs,
+    });
+    await lastValueFrom(
+      from([frame(-55, -30), frame(-30, -30)]).pipe(scoreVoice(vad, silentLogger, OPTIONS), toArray()),
+    );
+    expect(heard).toEqual([0, Math.round(32768 * 10 ** (-30 / 20))]);
+  });
 });

@@ -1,0 +1,146 @@
+/**
+ * How far the echo canceller's account of a frame can be trusted, frame by frame: whether the
+ * echo may be in it at all, whether the filter has converged on the echo path (so what it took
+ * out is the echo and what it left is not), and otherwise how loud the echo may be, from what
+ * was played and the echo path's measured loss. Pure: it is given powers, it reads no clock.
+ */
+export interface EchoVerdict {
+  /** Something hark played is within the filter's reach: its echo may be in the frame. */
+  possible: boolean;
+  /** The filter has converged since the echo path last changed: what it took out is the echo, and what it left is not. */
+  trusted: boolean;
+  /**
+   * The loudest the echo may be in this frame, dBFS: the loudest of what was played in the
+   * stretch that echoes into it, through the echo path's measured loss; null before that loss
+   * was measured (-120 when nothing can echo).
+   */
+  predictedDbfs: number | null;
+}
+
+export interface EchoTrustOptions {
+  /** Length of a frame, ms. */
+  frameMs: number;
+  /** How much earlier than the echo's arrival the reference is read, ms (the canceller's lead). */
+  leadMs: number;
+}
+
+/**
+ * The filter counts as converged once it has been trained on this many frames of sound (about a
+ * second: an earcon's tone alone is not enough) and its echo return loss enhancement has reached
+ * this. It stays so until it starts over (re-aligned to a new delay).
+ */
+const CONVERGED_ERLE_DB = 15;
+const CONVERGED_MIN_FRAMES = 60;
+/**
+ * After this long with nothing to cancel, the echo path may have drifted (clocks drift, people
+ * move): the filter is trusted again only once it cancels as well as a converged one again: the
+ * median echo return loss enhancement of the last frames of sound is at least CONVERGED_ERLE_DB.
+ */
+const RECHECK_AFTER_IDLE_MS = 1000;
+const RECHECK_FRAMES = 12;
+
+/** Smoothing of the echo path's loss per frame while something plays (about half a second), and the frames it needs first. */
+const LOSS_SMOOTHING = 0.03;
+const LOSS_MIN_FRAMES = 30;
+/** Reverberation after the direct sound that the prediction covers, ms (20 dB down in a room of RT60 300 ms). */
+const REVERB_MS = 100;
+/** Reference frames quieter than this mean power (about -70 dBFS) tell nothing about the echo path. */
+export const REFERENCE_FLOOR = 32768 * 32768 * 1e-7;
+
+export class EchoTrust {
+  private converged = false;
+  /** Frames of sound the filter was trained on since it last started over. */
+  private trained = 0;
+  private idleFrames = 0;
+  /** After an idle stretch: how well the filter cancels now (smoothed powers), until it is trusted again. */
+  private recheck: number[] | undefined;
+  /** Mean power of the microphone and of the reference while something plays, smoothed: their ratio is the echo path's loss. */
+  private path = { mic: 0, reference: 0, frames: 0 };
+  /** Power of the reference in the last frames (newest last): what echoes into the frame being judged. */
+  private readonly recent: number[] = [];
+
+  constructor(private readonly options: EchoTrustOptions) {}
+
+  /** A frame in which nothing played can echo. */
+  idle(): EchoVerdict {
+    this.idleFrames++;
+    this.remember(0);
+    return { possible: false, trusted: this.trusted(), predictedDbfs: -120 };
+  }
+
+  /**
+   * A frame the filter cancelled: mean powers of the microphone, of the reference given to the
+   * filter and of what it left, and its echo return loss enhancement so far.
+   */
+  cancelled(micPower: number, referencePower: number, outPower: number, erleDb: number | null): EchoVerdict {
+    if (this.idleFrames * this.options.frameMs >= RECHECK_AFTER_IDLE_MS && this.converged) {
+      this.recheck = [];
+    }
+    this.idleFrames = 0;
+    this.remember(referencePower);
+    if (referencePower >= REFERENCE_FLOOR) {
+      this.trained++;
+      this.learnPath(micPower, referencePower);
+      this.checkAgain(micPower, outPower);
+    }
+    this.converged ||= this.trained >= CONVERGED_MIN_FRAMES && (erleDb ?? 0) >= CONVERGED_ERLE_DB;
+    return { possible: true, trusted: this.trusted(), predictedDbfs: this.predictedDbfs() };
+  }
+
+  /** A frame the filter was trained on again (replayed after a re-alignment). */
+  trainedOn(referencePower: number): void {
+    if (referencePower >= REFERENCE_FLOOR) this.trained++;
+  }
+
+  /** The filter starts over (a new delay): it must converge again. */
+  restart(): void {
+    this.converged = false;
+    this.trained = 0;
+    this.recheck = undefined;
+  }
+
+  /** Everything is forgotten, the echo path's loss too (another device). */
+  reset(): void {
+    this.restart();
+    this.path = { mic: 0, reference: 0, frames: 0 };
+    this.recent.length = 0;
+    this.idleFrames = 0;
+  }
+
+  private trusted(): boolean {
+    return this.converged && this.recheck === undefined;
+  }
+
+  private checkAgain(micPower: number, outPower: number): void {
+    const recheck = this.recheck;
+    if (!recheck) return;
+    recheck.push(10 * Math.log10((micPower + 1) / (outPower + 1)));
+    if (recheck.length > RECHECK_FRAMES) recheck.shift();
+    const sorted = [...recheck].sort((a, b) => a - b);
+    if (recheck.length === RECHECK_FRAMES && (sorted[RECHECK_FRAMES >> 1] as number) >= CONVERGED_ERLE_DB) {
+      this.recheck = undefined;
+    }
+  }
+
+  /** The loudness of the echo path: the microphone's power over the reference's (the user's speech only makes it seem louder). */
+  private learnPath(micPower: number, referencePower: number): void {
+    const path = this.path;
+    const a = path.frames === 0 ? 1 : LOSS_SMOOTHING;
+    path.mic += a * (micPower - path.mic);
+    path.reference += a * (referencePower - path.reference);
+    path.frames++;
+  }
+
+  private remember(referencePower: number): void {
+    this.recent.push(referencePower);
+    const keep = Math.ceil((this.options.leadMs + REVERB_MS) / this.options.frameMs) + 1;
+    if (this.recent.length > keep) this.recent.shift();
+  }
+
+  private predictedDbfs(): number | null {
+    const path = this.path;
+    if (path.frames < LOSS_MIN_FRAMES || path.reference <= 0) return null;
+    const loudest = Math.max(...this.recent);
+    return 10 * Math.log10(((loudest * path.mic) / path.reference + 1e-9) / (32768 * 32768));
+  }
+}

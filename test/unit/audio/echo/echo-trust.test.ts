@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { EchoTrust } from '../../../../src/audio/echo/echo-trust.js';
+
+const FRAME_MS = 16;
+/** Mean power of a frame at `dbfs`. */
+const power = (dbfs: number) => 32768 * 32768 * 10 ** (dbfs / 10);
+
+/** `frames` frames of hark's voice at -26 dBFS heard 20 dB down, the filter taking out `erleDb`. */
+function play(trust: EchoTrust, frames: number, erleDb: number) {
+  let verdict = trust.idle();
+  for (let i = 0; i < frames; i++) {
+    verdict = trust.cancelled(power(-46), power(-26), power(-46 - erleDb), erleDb);
+  }
+  return verdict;
+}
+
+describe('EchoTrust', () => {
+  it('trusts the filter only after about a second of sound at a good echo return loss enhancement', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    expect(play(trust, 30, 30).trusted).toBe(false);
+    expect(play(trust, 30, 30).trusted).toBe(true);
+  });
+
+  it('does not trust a filter that cancels poorly, however long it ran', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    expect(play(trust, 300, 8).trusted).toBe(false);
+  });
+
+  it('predicts the echo from what was played and the measured loss of the path, once measured', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    expect(play(trust, 10, 30).predictedDbfs).toBeNull();
+    expect(play(trust, 30, 30).predictedDbfs).toBeCloseTo(-46, 1);
+    // Nothing played: nothing can echo.
+    expect(trust.idle()).toMatchObject({ possible: false, predictedDbfs: -120 });
+  });
+
+  it('after a silence, trusts the filter again only once it cancels as well as before', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    play(trust, 80, 30);
+    for (let i = 0; i < 1000 / FRAME_MS + 1; i++) trust.idle();
+    // The path drifted during the silence: the filter now cancels only 5 dB.
+    expect(play(trust, 20, 5).trusted).toBe(false);
+    expect(play(trust, 20, 30).trusted).toBe(true);
+  });
+
+  it('starts over after a re-alignment', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    play(trust, 80, 30);
+    trust.restart();
+    expect(play(trust, 10, 30).trusted).toBe(false);
+  });
+});
