@@ -1,7 +1,8 @@
 /**
  * hark's layering, checked in CI (`npm run lint`). From the ground up:
  *   contract/ (the service's published interface), system/, config/
- *   audio/, listen/, speak/, dialog/, voice/, service/ (the client), sim/ (the stand-in)
+ *   audio/, listen/, speak/, dialog/, voice/, service/ (the client), sim/ (the stand-in),
+ *   web/ (the status page's server: it sees only what app/ hands it)
  *   pipeline/ (the voice loop's operators; outside capabilities only through ports)
  *   app/ (the composition with real components), cli/ (the commands)
  */
@@ -59,6 +60,20 @@ module.exports = {
       comment: 'Operators reach outside capabilities through pipeline/ports.ts; real implementations are wired in app/.',
       from: { path: '^src/pipeline/' },
       to: { pathNot: [...PURE, '^src/pipeline/', '^node_modules/rxjs/', '^src/system/logger\\.ts$'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'web-is-composed-by-app',
+      severity: 'error',
+      comment: 'The status page is an outside capability like any other: app/ starts it and hands it the loop.',
+      from: { path: '^src/', pathNot: '^src/(app|web)/' },
+      to: { path: '^src/web/' },
+    },
+    {
+      name: 'web-sees-only-what-it-is-given',
+      severity: 'error',
+      comment: 'web/ serves what app/ gives it (events, controls); it reaches no audio, service or config loading of its own.',
+      from: { path: '^src/web/' },
+      to: { path: '^src/', pathNot: ['^src/web/', '^src/system/', ...PURE] },
     },
     {
       name: 'client-and-stand-in-share-only-the-contract',

@@ -46,6 +46,27 @@ export default tseslint.config(
     },
   },
   {
+    // The status page's scripts run in the browser as they are (no build): ES modules, linted without type information.
+    files: ['assets/web/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        console: 'readonly',
+        fetch: 'readonly',
+        EventSource: 'readonly',
+        ResizeObserver: 'readonly',
+        CSS: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        uPlot: 'readonly',
+      },
+    },
+  },
+  {
     // vitest's asymmetric matchers (expect.any, expect.stringMatching) are typed `any`; fakes and
     // benchmark stubs keep the async shape of what they stand in for.
     files: ['test/**/*.ts', 'bench/src/**/*.ts'],

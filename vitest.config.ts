@@ -5,6 +5,16 @@ export default defineConfig({
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 10_000 } },
       { test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 30_000 } },
+      // Real headless Chromium (Debian's chromium) looking at the page hark serves: `npm run test:browser`.
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 30_000,
+          fileParallelism: false,
+        },
+      },
       {
         test: {
           name: 'audio',

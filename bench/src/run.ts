@@ -12,6 +12,7 @@ import { benchWake } from './wake.js';
 import { benchRoom } from './room.js';
 import { benchTranscribeMemory } from './transcribe-memory.js';
 import { benchTools } from './tools.js';
+import { benchWeb } from './web.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<unknown>> = {
@@ -28,6 +29,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   room: () => benchRoom(),
   'transcribe-memory': () => benchTranscribeMemory(),
   tools: () => benchTools(),
+  web: () => benchWeb(),
 };
 
 for (const [name, run] of Object.entries(benches)) {

@@ -3,6 +3,9 @@ import type { SpeechRequest, VoiceReference } from '../contract/wire.js';
 import type { Logger } from '../system/logger.js';
 import { prepareReference } from '../voice/reference.js';
 
+/** What `hark voice test` and the status page's voice test say when not told what to say. */
+export const VOICE_SAMPLE = 'Hello! This is how I sound. Do you like my voice?';
+
 /** A few words on which voice hark will speak with. */
 export function describeVoice(config: HarkConfig, reference?: { durationMs: number }): string {
   if (config.voice.reference && reference) {

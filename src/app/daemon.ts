@@ -1,48 +1,82 @@
 import { filter } from 'rxjs';
+import type { LoadedConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
 import type { Service } from '../service/index.js';
+import type { LogTail } from '../system/log-tail.js';
 import type { Logger } from '../system/logger.js';
 import { SystemdNotifier } from '../system/sd-notify.js';
-import { configuredReference } from './configured-voice.js';
+import { configuredReference, describeVoice } from './configured-voice.js';
 import { startVoiceLoop, type VoiceLoopOptions } from './voice-loop.js';
+import { openWebPage } from './web-page.js';
+
+export interface DaemonContext {
+  config: HarkConfig;
+  loaded: LoadedConfig;
+  service: Service;
+  hasKey: boolean;
+  logger: Logger;
+  logTail?: LogTail | undefined;
+}
+
+export interface DaemonOptions extends Omit<VoiceLoopOptions, 'reference' | 'metering' | 'stayOpen'> {
+  /**
+   * `--web`: serve the status page even for an input file, and keep it up after the input ends,
+   * until SIGINT or SIGTERM. Without it the page is served from the microphone when `web.enabled`.
+   */
+  web?: boolean | undefined;
+}
 
 /**
- * hark as a daemon: the voice loop, systemd told when it is listening and what it is doing,
- * and SIGINT/SIGTERM stopping it in order (the turn cancelled, the player and the VAD closed).
- * Resolves when the input ends or a signal stopped it.
+ * hark as a daemon: the voice loop, the status page, systemd told when it is listening and what
+ * it is doing, and SIGINT/SIGTERM stopping it in order (the turn cancelled, the player and the
+ * VAD closed, the page). Resolves when the input ends (with `--web`, when a signal comes) or a
+ * signal stopped it.
  */
-export async function runDaemon(
-  config: HarkConfig,
-  service: Service,
-  logger: Logger,
-  options: Omit<VoiceLoopOptions, 'reference'>,
-): Promise<void> {
-  // The key is in memory now; no child process (recorder, player, ffmpeg) inherits it.
+export async function runDaemon(context: DaemonContext, options: DaemonOptions): Promise<void> {
+  const { config, service, logger } = context;
+  // The key and the page's token are in memory now; no child process (recorder, player, ffmpeg) inherits them.
   delete process.env.HARK_API_KEY;
+  delete process.env.HARK_WEB_TOKEN;
   delete process.env.CREDENTIALS_DIRECTORY;
   const systemd = new SystemdNotifier(logger);
   const clone = await configuredReference(config, logger);
-  const loop = await startVoiceLoop(config, service, logger, { ...options, reference: clone?.reference });
+  const serve = options.web === true || (config.web.enabled && !options.input);
+  const page = serve ? await openWebPage(config, { ...context, voice: describeVoice(config, clone) }) : undefined;
+  const loop = await startVoiceLoop(config, service, logger, {
+    ...options,
+    reference: clone?.reference,
+    metering: page?.watching,
+    stayOpen: options.web === true && page !== undefined,
+  });
+  page?.attach(loop);
   const status = loop.events.pipe(filter((event) => event.type === 'state')).subscribe((event) => {
     if (event.type === 'state') systemd.status(event.state);
   });
   systemd.ready('listening');
   let stopReason = 'input ended';
-  const stop = (signal: NodeJS.Signals): void => {
-    stopReason = signal;
-    logger.info('hark.stopping', { signal });
-    systemd.stopping(signal);
+  let signalled: () => void = () => undefined;
+  const signal = new Promise<void>((resolve) => (signalled = resolve));
+  const stop = (name: NodeJS.Signals): void => {
+    stopReason = name;
+    logger.info('hark.stopping', { signal: name });
+    systemd.stopping(name);
+    signalled();
     void loop.stop();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
     await loop.done;
+    if (options.web && page && stopReason === 'input ended') {
+      logger.info('web.staying', { urls: page.urls, until: 'Ctrl-C (SIGINT) or SIGTERM' });
+      await signal;
+    }
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     status.unsubscribe();
     await loop.stop();
+    await page?.close();
     logger.info('hark.stopped', { reason: stopReason });
   }
 }

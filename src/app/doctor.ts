@@ -21,6 +21,11 @@ export interface DoctorInput {
   hasKey: boolean;
   /** Run by `doctor --as-service`, as the service's user: also check what the unit's sandbox hides. */
   inService?: boolean;
+  /**
+   * Asked from the running daemon (its status page): the microphone and player are in use, so
+   * the loop says how they are doing instead of their being opened a second time.
+   */
+  running?: { capture: CheckResult; player: CheckResult };
 }
 
 function checkNode(): CheckResult {
@@ -159,9 +164,9 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
   const { config } = input.loaded;
   results.push(ok('config', `valid (${input.loaded.sources.join(' <- ')})`));
   results.push(checkRecorder(config.audio.recorder));
-  results.push(await checkCapture(config));
+  results.push(input.running?.capture ?? (await checkCapture(config)));
   results.push(checkPlaybackDevices());
-  results.push(await checkPlayer(config));
+  results.push(input.running?.player ?? (await checkPlayer(config)));
   results.push(await checkVad(config.vad.engine));
   results.push(await checkWakeWord(config));
   results.push(await checkReference(config));

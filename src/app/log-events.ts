@@ -124,6 +124,7 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
         return;
       case 'tentative':
       case 'silence':
+      case 'meter':
       case 'transcript':
       case 'query':
         return;

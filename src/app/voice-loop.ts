@@ -1,4 +1,4 @@
-import { Subject, share, type Observable } from 'rxjs';
+import { BehaviorSubject, Subject, distinctUntilChanged, map, share, tap, type Observable } from 'rxjs';
 import { CommandPlayer } from '../audio/command-player.js';
 import { loadEarcons, silentEarcons } from '../audio/earcons.js';
 import { FilePlayer } from '../audio/file-player.js';
@@ -30,6 +30,10 @@ export interface VoiceLoopOptions {
   /** Take the input file as fast as possible (turns then queue instead of overlapping). */
   fast?: boolean | undefined;
   reference?: VoiceReference | undefined;
+  /** Whether anyone looks at the meters (the status page): meters are made only then. */
+  metering?: Observable<boolean> | undefined;
+  /** When the input ends, keep the player open until `stop()` (the status page's voice test). */
+  stayOpen?: boolean | undefined;
   /** The clock timers ring by, and where they are kept (tests: a virtual clock, a temporary directory). */
   tools?: Omit<ToolsOptions, 'player'> | undefined;
 }
@@ -42,6 +46,16 @@ export interface VoiceLoop {
   done: Promise<void>;
   /** Stops in reverse order of starting: the input and the turn (cut, and logged), the player, the VAD. */
   stop(): Promise<void>;
+  /** Cuts the turn under way, as a stop phrase would. */
+  stopSpeaking(): void;
+  /** Muted, hark hears silence: nothing it hears is sent anywhere until unmuted. */
+  mute(muted: boolean): void;
+  readonly muted: Observable<boolean>;
+  /** When the last audio came in (monotonic ms), undefined before any. */
+  lastAudioAt(): number | undefined;
+  /** What this loop listens to and with: the fields of the `hark.listening` log line. */
+  about: Record<string, string | boolean>;
+  synthesizer: ReturnType<typeof servicePorts>['synthesizer'];
 }
 
 /**
@@ -108,19 +122,27 @@ export async function startVoiceLoop(
   const listen = { ...config.listen, wakePhrases: wake.engine === 'phrase' ? wake.phrases : [] };
   const earcons = config.audio.earcons ? loadEarcons(player, logger) : silentEarcons;
   const stopping = new Subject<void>();
+  const stops = new Subject<void>();
+  const muted = new BehaviorSubject(false);
+  let lastAudioAt: number | undefined;
+  const ports = servicePorts(service, config, options.reference, tools && { box: tools.registry, logger });
   const events = createSource(config, options, logger).pipe(
+    tap(() => (lastAudioAt = performance.now())),
+    map((chunk) => (muted.value ? Buffer.alloc(chunk.length) : chunk)),
     assistant({
       config: { ...config, bargeIn: echo.bargeIn, listen },
       vad,
       echo: echo.canceller,
       wake: wake.engine === 'openwakeword' ? wake.detector : undefined,
-      ...servicePorts(service, config, options.reference, tools && { box: tools.registry, logger }),
+      ...ports,
       announcements: tools?.announcements,
       player,
       earcons,
       logger,
       queue: options.fast === true,
       shutdown: stopping,
+      stops,
+      metering: options.metering,
       now: () => performance.now(),
     }),
     logEvents(logger),
@@ -142,8 +164,9 @@ export async function startVoiceLoop(
       if (wake.engine === 'openwakeword') await wake.detector.close();
       await vad.close();
     })());
-  void done.then(stop, stop);
-  logger.info('hark.listening', {
+  if (!options.stayOpen) void done.then(stop, stop);
+  const toolNames = tools?.registry.list().map((t) => t.name) ?? [];
+  const about = {
     input: options.input ?? `microphone (${config.audio.recorder})`,
     output: options.output ?? config.audio.player,
     vad: vad.name,
@@ -151,10 +174,21 @@ export async function startVoiceLoop(
     wake: wake.engine,
     api: config.service.api,
     model: config.chat.model,
-    tools: tools?.registry.list().map((t) => t.name) ?? [],
+    tools: toolNames.join(', ') || 'none',
     bargeIn: config.bargeIn.enabled && !options.fast,
-    // From the process's start (performance's time origin) to here: what start-up costs.
-    startupMs: Math.round(performance.now()),
-  });
-  return { events, player, done, stop };
+  };
+  // From the process's start (performance's time origin) to here: what start-up costs.
+  logger.info('hark.listening', { ...about, tools: toolNames, startupMs: Math.round(performance.now()) });
+  return {
+    events,
+    player,
+    done,
+    stop,
+    stopSpeaking: () => stops.next(),
+    mute: (on) => muted.next(on),
+    muted: muted.pipe(distinctUntilChanged()),
+    lastAudioAt: () => lastAudioAt,
+    about,
+    synthesizer: ports.synthesizer,
+  };
 }

@@ -2,6 +2,7 @@ import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
 import { createService, type Service } from '../service/index.js';
 import type { SimServer } from '../sim/server.js';
+import { LogTail } from '../system/log-tail.js';
 import { createLogger, resolveLogFormat, type Logger, type LogLevel } from '../system/logger.js';
 
 export interface GlobalOptions {
@@ -15,6 +16,8 @@ export interface CommandContext extends Connection {
   config: HarkConfig;
   loaded: LoadedConfig;
   logger: Logger;
+  /** The last lines the logger wrote (for the status page). */
+  logTail: LogTail;
 }
 
 /** Thrown for mistakes in how a command was called: exit code 2. */
@@ -26,6 +29,7 @@ export function commandLogger(
   options: GlobalOptions,
   config: HarkConfig | undefined,
   stream: 'stdout' | 'stderr',
+  tail?: LogTail,
 ): Logger {
   const out = stream === 'stdout' ? process.stdout : process.stderr;
   const format = resolveLogFormat(options.logFormat ?? config?.log.format ?? 'auto', out);
@@ -35,6 +39,7 @@ export function commandLogger(
     format,
     colors: format === 'pretty' && out.isTTY === true && !process.env.NO_COLOR,
     syslogPrefix: stream === 'stdout' && process.env.JOURNAL_STREAM !== undefined,
+    tail,
   });
 }
 
@@ -78,14 +83,15 @@ export async function openContext(
   logTo: 'stdout' | 'stderr' = 'stderr',
 ): Promise<CommandContext> {
   const loaded = loadConfig({ configPath: options.config });
-  const logger = commandLogger(options, loaded.config, logTo);
+  const logTail = new LogTail();
+  const logger = commandLogger(options, loaded.config, logTo, logTail);
   if (!options.sim && !loaded.apiKey) {
     throw new UsageError(
       'no API key: set HARK_API_KEY (or a systemd credential named hark-api-key), or add --sim to use the built-in stand-in service',
     );
   }
   const connection = await connectService(loaded, options.sim === true, logger);
-  return { config: loaded.config, loaded, logger, ...connection };
+  return { config: loaded.config, loaded, logger, logTail, ...connection };
 }
 
 export async function withContext<T>(

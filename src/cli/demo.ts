@@ -6,6 +6,8 @@ import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { turnLatencies, type Turn } from '../dialog/turn.js';
 import type { AssistantEvent } from '../pipeline/events.js';
 import { startVoiceLoop } from '../app/voice-loop.js';
+import { describeVoice } from '../app/configured-voice.js';
+import { openWebPage } from '../app/web-page.js';
 import { withContext, type GlobalOptions } from './context.js';
 
 const DEMO_INPUT = join(PACKAGE_ROOT, 'assets', 'demo', 'question.wav');
@@ -13,6 +15,7 @@ const DEMO_TRANSCRIPT = join(PACKAGE_ROOT, 'assets', 'demo', 'question.txt');
 
 interface DemoOptions {
   output: string;
+  web?: boolean;
 }
 
 /** What the demo is doing, one line per step, so the wait is never silent. */
@@ -105,17 +108,28 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
     .command('demo')
     .description('the whole voice loop on a bundled recording, against the built-in stand-in service')
     .option('-o, --output <file>', 'where to write the spoken reply', 'hark-demo-reply.wav')
+    .option('--web', 'watch it on the status page (web.listen), which stays up after the turn until Ctrl-C')
     .action(async (options: DemoOptions) => {
       const output = resolve(options.output);
       const progress = new DemoProgress(output);
       progress.say('starting the stand-in service ...');
-      await withContext({ ...globals(), sim: true }, 'stderr', async ({ config, service, logger, sim }) => {
+      await withContext({ ...globals(), sim: true }, 'stderr', async (context) => {
+        const { config, service, logger, sim } = context;
         // The stand-in cannot understand speech: it is told what the bundled recording says.
         sim?.script.transcript(readFileSync(DEMO_TRANSCRIPT, 'utf8').trim());
+        const page = options.web ? await openWebPage(config, { ...context, voice: describeVoice(config) }) : undefined;
+        if (page) progress.say(`the status page is at ${page.urls.join(' and ')}: open it now to watch the turn`);
+        else if (options.web) progress.say('the status page could not start (see above); going on without it');
         progress.say('loading the voice activity detector ...');
         // The bundled recording asks its question without a wake word.
         const awake = { ...config, wake: { ...config.wake, engine: 'none' as const } };
-        const loop = await startVoiceLoop(awake, service, logger, { input: DEMO_INPUT, output });
+        const loop = await startVoiceLoop(awake, service, logger, {
+          input: DEMO_INPUT,
+          output,
+          metering: page?.watching,
+          stayOpen: page !== undefined,
+        });
+        page?.attach(loop);
         const seconds = (readWavInfo(readFileSync(DEMO_INPUT)).durationMs / 1000).toFixed(1);
         progress.say(`listening to ${basename(DEMO_INPUT)} (${seconds} s, in real time) ...`);
         loop.events.subscribe((event) => {
@@ -123,7 +137,12 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
           if (event.type === 'turn') process.stdout.write(describeTurn(event.turn));
         });
         await loop.done;
+        if (page) {
+          progress.say(`the status page stays up at ${page.urls[0] ?? ''} (try its voice test); Ctrl-C ends the demo`);
+          await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+        }
         await loop.stop();
+        await page?.close();
         process.stdout.write(`\nthe spoken reply is in ${output}\n`);
       });
     });

@@ -6,6 +6,7 @@ interface RunOptions {
   input?: string;
   output?: string;
   fast?: boolean;
+  web?: boolean;
 }
 
 export function registerRun(program: Command, globals: () => GlobalOptions): void {
@@ -15,9 +16,11 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     .option('-i, --input <file>', 'listen to an audio file (any format) instead of the microphone')
     .option('-o, --output <file>', 'write what would be played to a WAV instead of playing it')
     .option('--fast', 'take the input file as fast as possible (turns queue; no barge-in)')
+    .option(
+      '--web',
+      'serve the status page (web.listen) for an input file too, and keep it up after the input ends, until Ctrl-C',
+    )
     .action(async (options: RunOptions) => {
-      await withContext(globals(), 'stdout', ({ config, service, logger }) =>
-        runDaemon(config, service, logger, options),
-      );
+      await withContext(globals(), 'stdout', (context) => runDaemon(context, options));
     });
 }

@@ -2,10 +2,8 @@ import type { Command } from 'commander';
 import { concat, ignoreElements, lastValueFrom, tap } from 'rxjs';
 import { servicePorts } from '../app/service-ports.js';
 import { createPlayer } from '../app/voice-loop.js';
-import { configuredReference, describeVoice } from '../app/configured-voice.js';
+import { VOICE_SAMPLE, configuredReference, describeVoice } from '../app/configured-voice.js';
 import { withContext, type GlobalOptions } from './context.js';
-
-const SAMPLE = 'Hello! This is how I sound. Do you like my voice?';
 
 export function registerVoice(program: Command, globals: () => GlobalOptions): void {
   const voice = program.command('voice').description('the voice hark speaks with');
@@ -17,7 +15,7 @@ export function registerVoice(program: Command, globals: () => GlobalOptions): v
     .action(async (words: string[], options: { output?: string }) => {
       await withContext(globals(), 'stderr', async ({ config, service, logger }) => {
         const clone = await configuredReference(config, logger);
-        const text = words.length ? words.join(' ') : SAMPLE;
+        const text = words.length ? words.join(' ') : VOICE_SAMPLE;
         process.stderr.write(`speaking with ${describeVoice(config, clone)}: "${text}"\n`);
         const player = createPlayer(config, { output: options.output, fast: Boolean(options.output) }, logger);
         const { synthesizer } = servicePorts(service, config, clone?.reference);

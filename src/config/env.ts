@@ -2,7 +2,7 @@ import YAML from 'yaml';
 import { defaultConfig } from './schema.js';
 
 /** HARK_* variables that are not config options. */
-const RESERVED = new Set(['HARK_API_KEY', 'HARK_CONFIG', 'HARK_FFMPEG']);
+const RESERVED = new Set(['HARK_API_KEY', 'HARK_WEB_TOKEN', 'HARK_CONFIG', 'HARK_FFMPEG']);
 
 /** `chat.systemPrompt` → `HARK_CHAT_SYSTEM_PROMPT`. */
 export function envName(path: readonly string[]): string {

@@ -10,6 +10,7 @@ import { configSchema, defaultConfig, type HarkConfig } from './schema.js';
 
 export const DEFAULTS_PATH = join(PACKAGE_ROOT, 'config', 'default.yaml');
 export const CREDENTIAL_NAME = 'hark-api-key';
+export const WEB_TOKEN_CREDENTIAL = 'hark-web-token';
 
 export interface LoadOptions {
   /** `--config`: must exist when given. */
@@ -23,6 +24,8 @@ export interface LoadedConfig {
   /** The layers read, lowest first. */
   sources: string[];
   apiKey: string | undefined;
+  /** What a browser must show to reach the status page from another machine (HARK_WEB_TOKEN or a credential). */
+  webToken: string | undefined;
 }
 
 interface Layer {
@@ -61,7 +64,9 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const apiKey = readApiKey(env);
   registerSecret(apiKey);
   registerSecret(urlPassword(result.data.service.baseUrl));
-  return { config: result.data, sources: layers.map((l) => l.source), apiKey };
+  const webToken = readSecret(env, 'HARK_WEB_TOKEN', WEB_TOKEN_CREDENTIAL);
+  registerSecret(webToken);
+  return { config: result.data, sources: layers.map((l) => l.source), apiKey, webToken };
 }
 
 /** The password of a URL with credentials (`https://user:password@host`), as written and decoded. */
@@ -121,11 +126,16 @@ function unreadable(path: string, error: NodeJS.ErrnoException): string {
 
 /** The key comes from the environment (or an EnvironmentFile) or a systemd credential, never a file of settings. */
 export function readApiKey(env: NodeJS.ProcessEnv): string | undefined {
-  const fromEnv = env.HARK_API_KEY?.trim();
+  return readSecret(env, 'HARK_API_KEY', CREDENTIAL_NAME);
+}
+
+/** A secret from its environment variable, else from the systemd credential of that name (blank: none). */
+function readSecret(env: NodeJS.ProcessEnv, variable: string, credential: string): string | undefined {
+  const fromEnv = env[variable]?.trim();
   if (fromEnv) return fromEnv;
   const credentials = env.CREDENTIALS_DIRECTORY;
   if (credentials) {
-    const path = join(credentials, CREDENTIAL_NAME);
+    const path = join(credentials, credential);
     if (existsSync(path)) return readFileSync(path, 'utf8').trim() || undefined;
   }
   return undefined;
@@ -162,6 +172,11 @@ function readLayer(path: string): Layer {
     throw new ConfigError([`${path}: must be a mapping of sections (service:, chat:, ...)`]);
   }
   const secret = findSecretKey(values as Record<string, unknown>, []);
+  if (secret?.endsWith('token')) {
+    throw new ConfigError([
+      `${path}: ${secret}: the status page's token is never read from a config file; set HARK_WEB_TOKEN in the environment or an EnvironmentFile, or use a systemd credential named ${WEB_TOKEN_CREDENTIAL}`,
+    ]);
+  }
   if (secret) {
     throw new ConfigError([
       `${path}: ${secret}: the API key is never read from a config file; set HARK_API_KEY in the environment or an EnvironmentFile, or use a systemd credential named ${CREDENTIAL_NAME}`,

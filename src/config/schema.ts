@@ -258,6 +258,21 @@ const tools = z
   .strict()
   .prefault({});
 
+/** `host:port`: a name or IPv4 address, or an IPv6 address in brackets; port 0 takes any free one. */
+const LISTEN = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+
+const web = z
+  .object({
+    enabled: z.boolean().default(true),
+    listen: z
+      .string()
+      .regex(LISTEN, 'host:port, such as 127.0.0.1:8790, 0.0.0.0:8790 or [::1]:8790')
+      .refine((value) => Number(LISTEN.exec(value)?.[2]) <= 65535, 'the port must be at most 65535')
+      .default('127.0.0.1:8790'),
+  })
+  .strict()
+  .prefault({});
+
 const log = z
   .object({
     level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -283,6 +298,7 @@ export const configSchema = z
     listen,
     wake,
     tools,
+    web,
     log,
   })
   .strict()

@@ -53,7 +53,7 @@ export function messagesFor(conversation: Conversation, text: string, audio?: st
 /**
  * A finished turn folded in. A reply heard to the end opens the follow-up window; a cut one
  * keeps only what was heard, marked; a query cut before hark said a word is carried into the
- * next one (unless a stop phrase cut it); a failure that said nothing leaves no trace.
+ * next one (unless a stop phrase or the stop button cut it); a failure that said nothing leaves no trace.
  */
 export function afterTurn(conversation: Conversation, turn: Turn, policy: ConversationPolicy): Conversation {
   const next: Conversation = { ...conversation, carried: '' };
@@ -62,7 +62,7 @@ export function afterTurn(conversation: Conversation, turn: Turn, policy: Conver
   // Tools that ran did something (a timer set): the turn happened, even if nothing was heard.
   const acted = turn.tools.length > 0;
   if (turn.interrupted && !turn.heard && !acted)
-    return turn.interrupted === 'stop' ? next : { ...next, carried: turn.query.text };
+    return turn.interrupted === 'stop' || turn.interrupted === 'control' ? next : { ...next, carried: turn.query.text };
   if (!turn.heard && turn.failed && !acted) return next;
   const cut = turn.interrupted || turn.failed !== undefined;
   const reply = cut ? `${turn.heard.trimEnd()}${INTERRUPTED_MARK}`.trimStart() : turn.reply;

@@ -39,9 +39,10 @@ export interface Query {
 
 /**
  * What cut a turn short: the user talking over it, their next query, a stop phrase, hark
- * stopping, or (for a turn held on a guess) the user going on after the pause it guessed from.
+ * stopping, (for a turn held on a guess) the user going on after the pause it guessed from, or
+ * a control outside the conversation (the status page's stop button).
  */
-export type Interruption = 'speech' | 'query' | 'stop' | 'shutdown' | 'retracted';
+export type Interruption = 'speech' | 'query' | 'stop' | 'shutdown' | 'retracted' | 'control';
 
 /** The gate's decision about a transcript. */
 export type Verdict =

@@ -11,12 +11,10 @@ import {
   map,
   merge,
   scan,
-  share,
   shareReplay,
   takeUntil,
   tap,
   withLatestFrom,
-  type MonoTypeOperatorFunction,
   type Observable,
   type OperatorFunction,
 } from 'rxjs';
@@ -48,6 +46,8 @@ import { ringAlarms, ringStops } from './ring-alarms.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
 import { judgeBargeIn } from './judge-barge-in.js';
+import { meterLevels } from './meter-levels.js';
+import { once } from './once.js';
 import { takeTurns } from './take-turns.js';
 import { toFrames } from './to-frames.js';
 import { transcribeUtterances } from './transcribe-utterances.js';
@@ -75,15 +75,12 @@ export interface AssistantDeps {
   queue: boolean;
   /** Stops listening, cuts the turn under way (its record still comes out) and ends the loop. */
   shutdown: Observable<unknown>;
+  /** Cuts the turn under way, as a stop phrase would (the status page's stop button). */
+  stops?: Observable<unknown> | undefined;
+  /** Whether anyone looks at the meters (a status page): while false, none are made. */
+  metering?: Observable<boolean> | undefined;
   now: () => number;
 }
-
-/**
- * One subscription to a stage, however many read it: one that subscribes after the stage is over
- * (a turn still playing when a file's input has ended) is told it is over, instead of starting
- * the stage, and the input, all over again.
- */
-const once = <T>(): MonoTypeOperatorFunction<T> => share<T>({ resetOnComplete: false, resetOnError: false });
 
 /**
  * The voice loop, 16 kHz mono PCM in, everything that happens out:
@@ -121,7 +118,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const audio = pcm.pipe(takeUntil(deps.shutdown), once());
 
       // Listening half.
-      const heard = audio.pipe(
+      const scored = audio.pipe(
         toFrames(VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ, now),
         deps.echo ? cancelEcho(deps.echo, VAD_SAMPLE_RATE_HZ, logger) : identity,
         tap((frame) => wake?.push(frame.samples)),
@@ -129,6 +126,9 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
           fallbackGateDbfs: config.vad.energyGateDbfs,
           ownVoiceBelowDb: config.bargeIn.ownVoiceBelowDb,
         }),
+        once(),
+      );
+      const heard = scored.pipe(
         segment(
           { ...config.vad, sampleRateHz: VAD_SAMPLE_RATE_HZ, speculateAfterMs },
           combineLatest([heardState, endpoint]).pipe(
@@ -202,6 +202,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
           interruptions: interruptions.pipe(filter((event) => event.phase === 'confirmed')),
           queue: !bargeIn,
           shutdown: deps.shutdown,
+          stops: deps.stops,
           retractions: transcripts.pipe(
             ofType('retracted'),
             map(({ utteranceId }) => utteranceId),
@@ -282,9 +283,10 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         transcripts,
         verdicts,
         states,
-        turns.pipe(ofType('turn', 'tool')),
+        turns.pipe(ofType('turn', 'tool', 'saying')),
         bargeIns,
         rings,
+        scored.pipe(meterLevels({ on: deps.metering, now, wake: wake?.scores, echo: deps.echo })),
         merge(remembering, holding, sounds, endpoints).pipe(ignoreElements()),
       );
     });

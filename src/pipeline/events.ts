@@ -4,6 +4,7 @@ import type { ToolPhase } from '../dialog/tool-calls.js';
 import type { AssistantState, Interruption, Transcript, Turn, Verdict } from '../dialog/turn.js';
 import type { SegmenterEvent } from '../listen/speech-events.js';
 import type { Sentence } from '../speak/sentences.js';
+import type { EchoState } from './ports.js';
 
 /** Every event that flows through the voice loop, each discriminated by `type`. */
 
@@ -67,7 +68,21 @@ export type TurnEvent =
   /** The user talked over hark: how, where the interrupting speech began (stream ms), and how long stopping took. */
   | { type: 'barge-in'; by: Interruption; onsetMs: number; onsetToStopMs: number | undefined; heardMs: number };
 
-export type AssistantEvent = ListenEvent | InterruptionEvent | TranscriptEvent | GateEvent | TurnEvent | RingEvent;
+/**
+ * What hark hears, for a status page, a few times a second and only while someone looks: the
+ * loudest level since the last meter (dBFS, after the echo canceller), the highest speech
+ * probability, each wake word's highest score, and the echo canceller's state.
+ */
+export type MeterEvent = {
+  type: 'meter';
+  levelDbfs: number;
+  vad: number;
+  wake?: Record<string, number>;
+  echo?: EchoState;
+};
+
+export type AssistantEvent =
+  ListenEvent | InterruptionEvent | TranscriptEvent | GateEvent | TurnEvent | RingEvent | MeterEvent;
 
 /** Only the events of the given types, typed as such. */
 export function ofType<E extends { type: string }, K extends E['type']>(

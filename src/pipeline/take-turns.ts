@@ -1,4 +1,5 @@
 import {
+  EMPTY,
   ReplaySubject,
   concatMap,
   connectable,
@@ -26,6 +27,8 @@ export interface TakeTurnsOptions {
   queue: boolean;
   /** hark is stopping: the turn under way is cut and no other starts. */
   shutdown: Observable<unknown>;
+  /** Told to stop speaking from outside the conversation (the status page): the turn under way is cut. */
+  stops?: Observable<unknown> | undefined;
   /** Utterances whose tentative transcript no longer stands: a turn held for one is dropped. */
   retractions: Observable<number>;
   /** What each utterance was heard to say ('' when it could not be), for turns that began from its audio. */
@@ -70,11 +73,12 @@ export function takeTurns(
       running?.follows === true && running.utteranceId === transcript.utteranceId;
     const cutFor = (query: Query): Observable<Interruption> => {
       const shutdown = options.shutdown.pipe(map((): Interruption => 'shutdown'));
+      const stopped = (options.stops ?? EMPTY).pipe(map((): Interruption => 'control'));
       const retracted = options.retractions.pipe(
         filter((id) => query.transcript.tentative && id === query.transcript.utteranceId),
         map((): Interruption => 'retracted'),
       );
-      if (options.queue) return merge(shutdown, retracted);
+      if (options.queue) return merge(shutdown, stopped, retracted);
       const next = verdicts.pipe(
         filter(
           (verdict) =>
@@ -85,7 +89,7 @@ export function takeTurns(
         ),
         map((verdict): Interruption => (verdict.type === 'stop' ? 'stop' : 'query')),
       );
-      return merge(shutdown, retracted, options.interruptions.pipe(map((): Interruption => 'speech')), next);
+      return merge(shutdown, stopped, retracted, options.interruptions.pipe(map((): Interruption => 'speech')), next);
     };
     return verdicts.pipe(
       ofType('query'),

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { pino, stdTimeFunctions, type Logger as Pino } from 'pino';
 import type { prettyFactory as PrettyFactory } from 'pino-pretty';
+import type { LogTail } from './log-tail.js';
 import { redact } from './secrets.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -29,6 +30,8 @@ export interface LoggerOptions {
   format?: LogFormat;
   /** Colours in pretty lines. */
   colors?: boolean;
+  /** Also keeps the last lines, as JSON, for the status page. */
+  tail?: LogTail;
 }
 
 /**
@@ -51,6 +54,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = {
     write(json: string): void {
       const clean = redact(json);
+      options.tail?.push(clean);
       if (prettify) write(redact(prettify(clean)));
       else if (options.syslogPrefix)
         write(`<${SYSLOG_PRIORITY[/^\{"level":"(\w+)"/.exec(clean)?.[1] ?? 'info'] ?? 6}>${clean}`);

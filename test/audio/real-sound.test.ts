@@ -131,6 +131,8 @@ beforeAll(async () => {
       HARK_AUDIO_PLAYER: process.env.HARK_TEST_PLAYER ?? 'auto',
       HARK_AUDIO_EARCONS: 'false',
       HARK_WAKE_ENGINE: 'none',
+      // The status page is served from the microphone: on any free port, so another hark here does not clash.
+      HARK_WEB_LISTEN: '127.0.0.1:0',
       HARK_LOG_LEVEL: 'debug',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

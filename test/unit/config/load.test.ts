@@ -7,6 +7,7 @@ import { ConfigError } from '../../../src/config/errors.js';
 import { envName, envTable } from '../../../src/config/env.js';
 import { DEFAULTS_PATH, loadConfig } from '../../../src/config/load.js';
 import { defaultConfig } from '../../../src/config/schema.js';
+import { redact } from '../../../src/system/secrets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hark-config-'));
 let n = 0;
@@ -196,6 +197,34 @@ describe('loadConfig', () => {
       'sk-env',
     );
     expect(loadConfig({ env: bare }).apiKey).toBeUndefined();
+  });
+
+  it("reads the status page's token from HARK_WEB_TOKEN or its credential, never from a file, and scrubs it from logs", () => {
+    const credentials = join(dir, 'web-credentials');
+    mkdirSync(credentials, { recursive: true });
+    writeFileSync(join(credentials, 'hark-web-token'), 'page-token-from-credential\n');
+    expect(loadConfig({ env: { ...bare, CREDENTIALS_DIRECTORY: credentials } }).webToken).toBe(
+      'page-token-from-credential',
+    );
+    expect(loadConfig({ env: { ...bare, HARK_WEB_TOKEN: 'page-token-from-env' } }).webToken).toBe(
+      'page-token-from-env',
+    );
+    expect(redact('GET /?token=page-token-from-env')).toBe('GET /?token=***');
+    const path = file('web:\n  token: page-token-in-yaml\n');
+    const [problem] = problemsOf(() => loadConfig({ configPath: path, env: bare }));
+    expect(problem).toMatch(/web\.token: the status page's token is never read from a config file; set HARK_WEB_TOKEN/);
+    expect(problem).not.toContain('page-token-in-yaml');
+  });
+
+  it('listens for the status page on loopback by default, and refuses an address that is no host:port', () => {
+    expect(loadConfig({ env: bare }).config.web).toEqual({ enabled: true, listen: '127.0.0.1:8790' });
+    expect(loadConfig({ env: { ...bare, HARK_WEB_LISTEN: '[::]:0' } }).config.web.listen).toBe('[::]:0');
+    expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_WEB_LISTEN: '8790' } }))[0]).toMatch(
+      /environment: web\.listen: host:port, such as 127\.0\.0\.1:8790/,
+    );
+    expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_WEB_LISTEN: '0.0.0.0:70000' } }))[0]).toMatch(
+      /web\.listen: the port must be at most 65535/,
+    );
   });
 
   it('reads lists and nulls from the environment', () => {

@@ -39,6 +39,8 @@ describe('the conversation', () => {
 
   it('carries nothing when a stop phrase cut the query, or was said after it', () => {
     expect(afterTurn(newConversation(), turnEndingAt(1000, 'stop', ''), MEMORY).carried).toBe('');
+    // The status page's stop button, pressed while hark was still thinking.
+    expect(afterTurn(newConversation(), turnEndingAt(1000, 'control', ''), MEMORY).carried).toBe('');
     const cut = afterTurn(newConversation(), turnEndingAt(1000, 'speech', ''), MEMORY);
     expect(afterVerdict(cut, { type: 'stop', transcript: transcript('Stop.') }, 1500, MEMORY).carried).toBe('');
   });

@@ -91,6 +91,9 @@ function run(
     config?: HarkConfig;
     shutdown?: string;
     wake?: ScriptedWakeWord;
+    /** Marbles of the stop button, and of whether anyone looks at the meters (t/f). */
+    stops?: string;
+    metering?: string;
     announcements?: string;
   } = {},
 ): Run {
@@ -147,6 +150,8 @@ function run(
         queue: options.queue ?? false,
         wake: options.wake,
         shutdown: options.shutdown ? hot(options.shutdown) : NEVER,
+        stops: options.stops ? hot(options.stops) : undefined,
+        metering: options.metering ? hot(options.metering, { t: true, f: false }) : undefined,
         announcements: options.announcements
           ? hot(options.announcements, {
               p: { id: 't1', text: 'Your pasta timer is done.' },
@@ -402,6 +407,32 @@ describe('the assistant, microphone to speaker', () => {
     expect(r.turns[0]).toMatchObject({ interrupted: 'shutdown', stoppedAt: 21 });
     expect(r.replies[0]?.subscriptions.map((s) => s.unsubscribedFrame)).toEqual([21]);
     expect(r.completedAt).toBe(21);
+  });
+
+  it('the stop button cuts the reply like a stop phrase: no barge-in, nothing carried, and hark listens on', () => {
+    const r = run(
+      'sssqq----------------------------------sssqq-------------------------------------|',
+      { transcripts: ['Tell me three things.', 'Hello.'], replies: ['-a-b-c----------------(d|)', '(cd|)'] },
+      { stops: '--------------------x' },
+    );
+    expect(r.turns.map((t) => t.interrupted)).toEqual(['control', false]);
+    expect(r.turns[0]?.stoppedAt).toBe(20);
+    expect(r.replies[0]?.subscriptions.map((s) => s.unsubscribedFrame)).toEqual([20]);
+    expect(r.events.some(({ event }) => event.type === 'barge-in')).toBe(false);
+    expect(r.asked[1]?.at(-1)).toEqual({ role: 'user', text: 'Hello.' });
+  });
+
+  it('meters come only while someone looks at them, and do not keep the loop alive', () => {
+    // 66 ms between meters: one frame here is 1 ms. Looked at from 0 to 150, not after.
+    const input = `sss${'q'.repeat(300)}|`;
+    const r = run(input, { transcripts: [''], replies: [] }, { metering: 't' + '-'.repeat(149) + 'f' });
+    const meters = r.events.filter(({ event }) => event.type === 'meter');
+    expect(meters.map(({ at }) => at)).toEqual([66, 132]);
+    expect(meters[0]?.event).toMatchObject({ type: 'meter', vad: 0.9 });
+    expect(meters[1]?.event).toMatchObject({ type: 'meter', vad: 0.1 });
+    expect(r.completedAt).toBe(303);
+    const unseen = run(input, { transcripts: [''], replies: [] });
+    expect(unseen.events.some(({ event }) => event.type === 'meter')).toBe(false);
   });
 
   describe('answering sooner: a guess at the first pause', () => {

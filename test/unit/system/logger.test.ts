@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LogTail } from '../../../src/system/log-tail.js';
 import { createLogger, resolveLogFormat, type LogFields } from '../../../src/system/logger.js';
 import { registerSecret } from '../../../src/system/secrets.js';
 
@@ -32,6 +33,17 @@ describe('logger', () => {
       expect(lines.join('')).not.toContain(SECRET);
       expect(lines.join('')).toContain('***');
     }
+  });
+
+  it('keeps the last lines for the status page as JSON, scrubbed, even when the terminal gets pretty lines', () => {
+    const tail = new LogTail(2);
+    const { logger } = collect({ format: 'pretty', tail });
+    logger.info('one');
+    logger.info('two', { key: SECRET });
+    logger.info('three');
+    const kept = tail.recent().map((line) => JSON.parse(line) as LogFields);
+    expect(kept.map((line) => line.event)).toEqual(['two', 'three']);
+    expect(kept[0]?.key).toBe('***');
   });
 
   it('prefixes JSON lines with the syslog priority for journald', () => {

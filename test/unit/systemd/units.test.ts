@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readApiKey } from '../../../src/config/load.js';
+import { loadConfig, readApiKey } from '../../../src/config/load.js';
 import { referenceCacheDir } from '../../../src/voice/reference.js';
 
 const SYSTEMD = resolve(import.meta.dirname, '../../../systemd');
@@ -69,14 +69,21 @@ describe('systemd/hark.service settings', () => {
   const text = unit('hark.service');
 
   it('starts with the key as a credential or in the environment file: the credential has a default', () => {
-    expect(values(text, 'LoadCredential')).toEqual(['hark-api-key:/etc/hark/hark-api-key']);
-    expect(values(text, 'SetCredential')).toEqual(['hark-api-key:\\n']);
+    expect(values(text, 'LoadCredential')).toEqual([
+      'hark-api-key:/etc/hark/hark-api-key',
+      'hark-web-token:/etc/hark/hark-web-token',
+    ]);
+    expect(values(text, 'SetCredential')).toEqual(['hark-api-key:\\n', 'hark-web-token:\\n']);
     expect(values(text, 'EnvironmentFile')).toEqual(['-/etc/hark/hark.env']);
     // That default (a lone newline) is no key: the environment file's HARK_API_KEY is used, or hark says none is set.
     const credentials = mkdtempSync(join(dir, 'creds-'));
     writeFileSync(join(credentials, 'hark-api-key'), '\n');
     expect(readApiKey({ CREDENTIALS_DIRECTORY: credentials })).toBeUndefined();
     expect(readApiKey({ CREDENTIALS_DIRECTORY: credentials, HARK_API_KEY: 'from-hark-env' })).toBe('from-hark-env');
+    // The same for the status page's token: no token, so the page stays on loopback (or hark refuses to start).
+    writeFileSync(join(credentials, 'hark-web-token'), '\n');
+    const env = { HOME: credentials, XDG_CONFIG_HOME: join(credentials, 'none'), CREDENTIALS_DIRECTORY: credentials };
+    expect(loadConfig({ env }).webToken).toBeUndefined();
   });
 
   it('lets onnxruntime read /proc/cpuinfo, and does not restart in a loop on a configuration error', () => {

@@ -1,0 +1,202 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import type { Logger } from '../system/logger.js';
+import { redact } from '../system/secrets.js';
+import { isLoopback, judge, parseListen } from './access.js';
+import type { LiveFeed } from './live.js';
+import { StaticFiles } from './static.js';
+
+/** The largest control request read (a sentence for the voice test). */
+const MAX_BODY_BYTES = 4096;
+export const VOICE_TEST_MAX_CHARS = 500;
+
+const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+};
+
+/** A request the page cannot make sense of: 400 with the reason. */
+class BadRequest extends Error {
+  override readonly name = 'BadRequest';
+}
+
+/** A control that cannot act now (the voice test while hark speaks): 409 with the reason. */
+export class ControlRefused extends Error {
+  override readonly name = 'ControlRefused';
+}
+
+/** What the page's buttons do, and what it shows on demand; app/ gives the real ones. */
+export interface PageControls {
+  /** Says `text` (or a sample sentence) through the configured voice and player; resolves once played. */
+  voiceTest(text: string | undefined): Promise<{ text: string; voice: string; playedMs: number; player: string }>;
+  mute(muted: boolean): void;
+  stopSpeaking(): void;
+  /** The effective configuration, secrets masked. */
+  config(): unknown;
+  /** `hark doctor`'s rows. */
+  doctor(): Promise<unknown[]>;
+  /** The last lines of the log, oldest first. */
+  log(): string[];
+}
+
+export interface PageServerOptions {
+  listen: string;
+  token: string | undefined;
+  feed: LiveFeed;
+  controls: PageControls;
+  logger: Logger;
+}
+
+export interface PageServer {
+  /** Where to open it: the address listened on, or for all addresses this machine's own. */
+  urls: string[];
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The status page and its JSON API on `listen` (node:http, no framework). Rejects when it cannot listen. */
+export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
+  const { host, port } = parseListen(options.listen);
+  const loopback = isLoopback(host);
+  const files = new StaticFiles();
+  const server = createServer((request, response) => {
+    handle(request, response, options, files, loopback).catch((error: unknown) => {
+      if (error instanceof BadRequest) return send(response, 400, { error: error.message });
+      options.logger.warn('web.failed', { path: request.url?.split('?')[0], error: (error as Error).message });
+      if (!response.headersSent) send(response, 500, { error: (error as Error).message });
+      else response.destroy();
+    });
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+  await listen(server, host, port);
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    urls: urlsFor(host, actual),
+    port: actual,
+    close: () =>
+      new Promise<void>((resolve) => {
+        options.feed.end();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function urlsFor(host: string, port: number): string[] {
+  const shown = (h: string): string => `http://${h.includes(':') ? `[${h}]` : h}:${port}/`;
+  if (host !== '0.0.0.0' && host !== '::') return [shown(host)];
+  const own = Object.values(networkInterfaces())
+    .flat()
+    .filter((i) => i !== undefined && !i.internal && i.family === 'IPv4')
+    .map((i) => shown((i as { address: string }).address));
+  return [shown('127.0.0.1'), ...own];
+}
+
+async function handle(
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: PageServerOptions,
+  files: StaticFiles,
+  loopback: boolean,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://page.invalid');
+  const verdict = judge(request, url, options.token, loopback);
+  if (!verdict.allowed) return send(response, verdict.status, { error: verdict.why });
+  if (verdict.redirect) {
+    response.writeHead(303, { Location: verdict.redirect, 'Set-Cookie': verdict.setCookie, ...SECURITY_HEADERS });
+    response.end();
+    return;
+  }
+  const { feed, controls } = options;
+  const route = `${request.method ?? 'GET'} ${url.pathname}`;
+  switch (route) {
+    case 'GET /api/state':
+      return send(response, 200, feed.state.snapshot());
+    case 'GET /api/turns':
+      return send(response, 200, feed.state.report());
+    case 'GET /api/events':
+      return feed.open(response);
+    case 'GET /api/config':
+      return send(response, 200, controls.config());
+    case 'GET /api/doctor':
+      return send(response, 200, { checks: await controls.doctor() });
+    case 'GET /api/log':
+      return send(response, 200, { lines: controls.log() });
+    case 'POST /api/voice-test': {
+      const body = await readJson(request);
+      const text = typeof body.text === 'string' && body.text.trim() ? body.text.trim() : undefined;
+      if (text && text.length > VOICE_TEST_MAX_CHARS) {
+        return send(response, 400, { error: `text: at most ${VOICE_TEST_MAX_CHARS} characters` });
+      }
+      try {
+        return send(response, 200, await controls.voiceTest(text));
+      } catch (error) {
+        if (error instanceof ControlRefused) return send(response, 409, { error: error.message });
+        throw error;
+      }
+    }
+    case 'POST /api/mute': {
+      const body = await readJson(request);
+      if (typeof body.muted !== 'boolean') return send(response, 400, { error: 'muted: true or false' });
+      controls.mute(body.muted);
+      return send(response, 200, { muted: body.muted });
+    }
+    case 'POST /api/stop':
+      await readJson(request);
+      controls.stopSpeaking();
+      return send(response, 200, { stopped: true });
+    default: {
+      const file = request.method === 'GET' || request.method === 'HEAD' ? files.get(url.pathname) : undefined;
+      if (!file) return send(response, 404, { error: `no such page: ${request.method} ${url.pathname}` });
+      response.writeHead(200, { 'Content-Type': file.type, 'Cache-Control': 'no-cache', ...SECURITY_HEADERS });
+      response.end(request.method === 'HEAD' ? undefined : file.body);
+    }
+  }
+}
+
+/** JSON, scrubbed of every secret hark holds, never cached. */
+function send(response: ServerResponse, status: number, body: unknown): void {
+  const json = redact(JSON.stringify(body));
+  response.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    ...(status === 401 ? { 'WWW-Authenticate': 'Bearer realm="hark"' } : {}),
+    ...SECURITY_HEADERS,
+  });
+  response.end(json);
+}
+
+async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new BadRequest(`a control request is at most ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (!text) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BadRequest('the body is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new BadRequest('the body must be a JSON object');
+  return value as Record<string, unknown>;
+}
