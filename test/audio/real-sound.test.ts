@@ -265,7 +265,11 @@ describe('hark hearing its own voice through a real sound server', () => {
     const firstTurn = nextEvent('turn', 60_000);
     await play(server, 'hark_mic_feed', UTTERANCE);
     const first = await firstTurn;
-    expect(first).toMatchObject({ transcript: 'Tell me about lighthouses.', reply: reply.trimEnd(), interrupted: false });
+    expect(first).toMatchObject({
+      transcript: 'Tell me about lighthouses.',
+      reply: reply.trimEnd(),
+      interrupted: false,
+    });
     await wait(1500);
     // Nothing hark heard of itself became a turn, or even a transcription.
     const since = events.slice(seen);
