@@ -42,6 +42,16 @@ const RECHECK_FRAMES = 12;
 /** Smoothing of the echo path's loss per frame while something plays (about half a second), and the frames it needs first. */
 const LOSS_SMOOTHING = 0.03;
 const LOSS_MIN_FRAMES = 30;
+/**
+ * A frame this much louder than the echo predicted for it holds more than the echo (the user
+ * talking over hark, or an echo path grown louder): it moves the measured loss this many times
+ * more slowly. Otherwise the user's first words would make the echo seem as loud as the user,
+ * and the rest of what they say would count as hark's own voice. An echo path grown louder is
+ * learned all the same, in a few seconds; meanwhile its echo can pause the reply, which stops
+ * the echo, but never confirm an interruption.
+ */
+const BEYOND_ECHO = 4;
+const BEYOND_ECHO_SLOWER = 10;
 /** Reverberation after the direct sound that the prediction covers, ms (20 dB down in a room of RT60 300 ms). */
 const REVERB_MS = 100;
 /** Reference frames quieter than this mean power (about -70 dBFS) tell nothing about the echo path. */
@@ -125,7 +135,9 @@ export class EchoTrust {
   /** The loudness of the echo path: the microphone's power over the reference's (the user's speech only makes it seem louder). */
   private learnPath(micPower: number, referencePower: number): void {
     const path = this.path;
-    const a = path.frames === 0 ? 1 : LOSS_SMOOTHING;
+    const predicted = this.predictedPower();
+    const beyond = predicted !== null && micPower > BEYOND_ECHO * predicted;
+    const a = path.frames === 0 ? 1 : LOSS_SMOOTHING / (beyond ? BEYOND_ECHO_SLOWER : 1);
     path.mic += a * (micPower - path.mic);
     path.reference += a * (referencePower - path.reference);
     path.frames++;
@@ -137,10 +149,15 @@ export class EchoTrust {
     if (this.recent.length > keep) this.recent.shift();
   }
 
-  private predictedDbfs(): number | null {
+  /** The loudest the echo may be in the frame being judged, as mean power; null before the path's loss is known. */
+  private predictedPower(): number | null {
     const path = this.path;
     if (path.frames < LOSS_MIN_FRAMES || path.reference <= 0) return null;
-    const loudest = Math.max(...this.recent);
-    return 10 * Math.log10(((loudest * path.mic) / path.reference + 1e-9) / (32768 * 32768));
+    return (Math.max(...this.recent) * path.mic) / path.reference;
+  }
+
+  private predictedDbfs(): number | null {
+    const predicted = this.predictedPower();
+    return predicted === null ? null : 10 * Math.log10((predicted + 1e-9) / (32768 * 32768));
   }
 }

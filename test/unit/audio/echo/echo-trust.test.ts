@@ -43,6 +43,24 @@ describe('EchoTrust', () => {
     expect(play(trust, 20, 30).trusted).toBe(true);
   });
 
+  it('the user talking over hark does not make the echo seem as loud as the user', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    play(trust, 60, 0);
+    // A third of a second of the user at -30 dBFS over hark's echo at -46 dBFS.
+    let verdict = trust.idle();
+    for (let i = 0; i < 20; i++) verdict = trust.cancelled(power(-30) + power(-46), power(-26), power(-30), 0);
+    // Still predicted near the echo, so the user stays more than 6 dB above it.
+    expect(verdict.predictedDbfs).toBeLessThan(-40);
+  });
+
+  it('an echo path grown louder is still learned, in a few seconds', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    play(trust, 60, 0);
+    let verdict = trust.idle();
+    for (let i = 0; i < 300; i++) verdict = trust.cancelled(power(-36), power(-26), power(-36), 0);
+    expect(verdict.predictedDbfs).toBeGreaterThan(-38);
+  });
+
   it('starts over after a re-alignment', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     play(trust, 80, 30);
