@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HarkConfig } from '../config/schema.js';
-import { PLACEHOLDER } from '../config/schema.js';
+import { PLACEHOLDER } from '../config/tools-schema.js';
 import type { ToolInputSchema } from '../dialog/tool-calls.js';
 import type { Logger } from '../system/logger.js';
 import { registerSecret } from '../system/secrets.js';

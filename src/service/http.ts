@@ -1,5 +1,4 @@
-import type * as Undici from 'undici';
-import type { Dispatcher, Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { silentLogger, type Logger } from '../system/logger.js';
 import { registerSecret } from '../system/secrets.js';
@@ -10,6 +9,7 @@ import { LIMITS } from '../contract/limits.js';
 import { mediaTypeOf, unexpectedContent, type ContentExpectation } from './content-type.js';
 import { IdleWatchdog } from './idle-watchdog.js';
 import { wireBody } from './multipart.js';
+import { Pools } from './pools.js';
 import { deadlineError, idleError, streamError, transportError } from './transport-errors.js';
 
 export type AuthStyle = 'bearer' | 'x-api-key';
@@ -77,16 +77,13 @@ export interface StreamedResponse {
  * that stop at the first streamed byte, because half a reply must never be replayed.
  */
 export class Transport {
-  private readonly pools = new Map<string, Pool>();
+  private readonly pools: Pools;
   private readonly base: URL;
   private readonly apiKey: string;
   private readonly retry: RetryPolicy;
   private readonly timeouts: Timeouts;
   private readonly logger: Logger;
-  private readonly connections: number;
   private readonly random: () => number;
-  private warming: Promise<void> | undefined;
-  private readonly closing = new AbortController();
 
   constructor(options: TransportOptions) {
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
@@ -99,8 +96,13 @@ export class Transport {
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.logger = options.logger ?? silentLogger;
-    this.connections = options.connections ?? 8;
     this.random = options.random ?? Math.random;
+    this.pools = new Pools({
+      connections: options.connections ?? 8,
+      connectMs: this.timeouts.connectMs,
+      userAgent: USER_AGENT,
+      logger: this.logger,
+    });
   }
 
   get baseUrl(): string {
@@ -163,42 +165,13 @@ export class Transport {
     });
   }
 
-  /**
-   * Opens connections to the service before they are needed, so a turn does not wait for TCP and
-   * TLS handshakes (keep-alive connections close when idle between turns): up to `connections`
-   * open at once, by an OPTIONS request for the base URL that carries no key (undici closes a connection after HEAD). Failures are left to the
-   * request that follows, which has its own retries.
-   */
+  /** Opens connections to the service before a turn needs them (see Pools.warm). */
   warm(connections = 2): Promise<void> {
-    this.warming ??= this.open(connections).finally(() => (this.warming = undefined));
-    return this.warming;
+    return this.pools.warm(this.base, connections);
   }
 
-  private async open(connections: number): Promise<void> {
-    const pool = await this.pool(this.base.origin).catch(() => undefined);
-    const missing = connections - (pool?.stats.connected ?? connections);
-    if (!pool || missing <= 0) return;
-    const opened = Array.from({ length: missing }, () =>
-      pool
-        .request({
-          path: this.base.pathname,
-          method: 'OPTIONS',
-          headers: { 'user-agent': USER_AGENT },
-          headersTimeout: this.timeouts.connectMs,
-          signal: this.closing.signal,
-        })
-        .then((response) => response.body.dump()),
-    );
-    await Promise.allSettled(opened);
-    this.logger.debug('service.warmed', { connected: pool.stats.connected });
-  }
-
-  async close(): Promise<void> {
-    this.closing.abort();
-    await this.warming;
-    const pools = [...this.pools.values()];
-    this.pools.clear();
-    await Promise.all(pools.map((pool) => pool.close()));
+  close(): Promise<void> {
+    return this.pools.close();
   }
 
   private async *continueStream(
@@ -301,7 +274,7 @@ export class Transport {
     if (length !== undefined) headers['content-length'] = String(length);
     if (options.auth === 'x-api-key') headers['x-api-key'] = this.apiKey;
     else headers.authorization = `Bearer ${this.apiKey}`;
-    return (await this.pool(url.origin)).request({
+    return (await this.pools.of(url.origin)).request({
       path: url.pathname + url.search,
       method: 'POST',
       headers,
@@ -312,26 +285,7 @@ export class Transport {
       bodyTimeout: 0,
     });
   }
-
-  private async pool(origin: string): Promise<Pool> {
-    const { Pool } = await loadUndici();
-    if (this.closing.signal.aborted) throw new Error('the service client is closed');
-    let pool = this.pools.get(origin);
-    if (!pool) {
-      pool = new Pool(origin, {
-        connections: this.connections,
-        keepAliveTimeout: 30_000,
-        connect: { timeout: this.timeouts.connectMs },
-      });
-      this.pools.set(origin, pool);
-    }
-    return pool;
-  }
 }
-
-/** undici is loaded by the first request, not when hark starts: it is a large part of a start's code. */
-let undici: Promise<typeof Undici> | undefined;
-const loadUndici = (): Promise<typeof Undici> => (undici ??= import('undici'));
 
 function requestIdOf(headers: Headers): string | undefined {
   return headerValue(headers, 'x-request-id') ?? headerValue(headers, 'request-id');
