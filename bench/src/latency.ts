@@ -4,6 +4,7 @@
  * service clients, player) against the stand-in with fixed service delays. Each figure starts at
  * the labelled end of speech; hark's own overhead per stage is measured against the moments the
  * stand-in saw each request arrive. Run on a quiet machine and with every core busy, side by side.
+ * HARK_BENCH_SPECULATE_MS=120 (say) runs it with another endpoint.speculateAfterMs, to compare.
  */
 import type { Turn } from '../../dist/dialog/turn.js';
 import { loadAverage, loadEveryCore } from './cpu-load.js';
