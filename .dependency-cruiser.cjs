@@ -12,7 +12,7 @@ const PURE = [
   '^src/contract/',
   '^src/dialog/',
   '^src/speak/',
-  '^src/config/schema\\.ts$',
+  '^src/config/(schema|schema-parts|tools-schema)\\.ts$',
   '^src/listen/(segmenter|speech-events|long-audio|transcript|wake-phrase|wake-decider|energy-vad|noise-floor|vad)\\.ts$',
   '^src/audio/(pcm|frames|wav-header|playback-clock|mp3-duration)\\.ts$',
 ];
