@@ -1,6 +1,6 @@
 import { filter, type OperatorFunction } from 'rxjs';
 import type { BargeInPhase } from '../dialog/barge-in.js';
-import type { ToolPhase } from '../dialog/tool-calls.js';
+import type { ToolActivity } from '../dialog/tool-calls.js';
 import type { AssistantState, Interruption, Transcript, Turn, Verdict } from '../dialog/turn.js';
 import type { SegmenterEvent } from '../listen/speech-events.js';
 import type { Sentence } from '../speak/sentences.js';
@@ -38,17 +38,7 @@ export type GateEvent = Verdict;
  * finished or failed (a call still running when the turn was cut fails as "cancelled").
  * `args` and `result` are short summaries; `ms` how long the call took.
  */
-export type ToolEvent = {
-  type: 'tool';
-  turnId: number;
-  callId: string;
-  name: string;
-  phase: ToolPhase;
-  args?: string;
-  result?: string;
-  error?: string;
-  ms?: number;
-};
+export type ToolEvent = ToolActivity & { turnId: number };
 
 /** What stopped a ring: a stop phrase, the wake word, a new query, the user talking over it, its time running out, or hark stopping. */
 export type RingStop = 'stop' | 'wake' | 'query' | 'speech' | 'timeout' | 'shutdown';

@@ -9,6 +9,16 @@ import { composeWav, runLoop, workDir } from '../helpers/loop.js';
 const clip = (ms: number) => ({ path: UTTERANCE, fromMs: 300, toMs: 300 + ms });
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
+/** The reference MCP server from npm, over stdio, offering only `allow`. */
+const everything = (allow: string[]) => ({
+  name: 'everything',
+  command: process.execPath,
+  args: [EVERYTHING, 'stdio'],
+  env: {},
+  headers: {},
+  allow,
+});
+
 type Body = { messages: { role: string; content: unknown; tool_call_id?: string }[] };
 const bodyOf = (request: { body: unknown } | undefined): Body => request?.body as Body;
 
@@ -113,16 +123,7 @@ describe('tools in the voice loop', () => {
       input: UTTERANCE,
       fast: true,
       config: (c) => {
-        c.tools.mcpServers = [
-          {
-            name: 'everything',
-            command: process.execPath,
-            args: [EVERYTHING, 'stdio'],
-            env: {},
-            headers: {},
-            allow: ['echo'],
-          },
-        ];
+        c.tools.mcpServers = [everything(['echo'])];
       },
       prepare: (sim) =>
         sim.script
@@ -145,16 +146,7 @@ describe('tools in the voice loop', () => {
       input,
       fast: false,
       config: (c) => {
-        c.tools.mcpServers = [
-          {
-            name: 'everything',
-            command: process.execPath,
-            args: [EVERYTHING, 'stdio'],
-            env: {},
-            headers: {},
-            allow: ['trigger-long-running-operation'],
-          },
-        ];
+        c.tools.mcpServers = [everything(['trigger-long-running-operation'])];
       },
       prepare: (sim) =>
         sim.script.transcript('Run the long job.', 'Never mind, hello.').reply(

@@ -29,7 +29,7 @@ export interface SpeexCancellerState {
    * null until the reference has played.
    */
   erleDb: number | null;
-  /** Where the filter's impulse response peaks (ms from the start of the tail), null before it has any. */
+  /** Where the filter's impulse response peaks (ms from the start of the tail), null until it has one. */
   filterPeakMs: number | null;
 }
 
