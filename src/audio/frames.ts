@@ -1,8 +1,12 @@
+/** The echo predicted for a frame nothing audible was played into, dBFS. */
+export const NO_ECHO_DBFS = -120;
+
 /**
  * A fixed-size piece of 16-bit mono audio, when its last sample was captured (monotonic ms),
  * and, once the echo canceller has seen it, how loud the echo it took out was (dBFS), whether
  * that can be trusted (the canceller had converged, or nothing could echo), and the loudest
- * the echo may be by what hark played (dBFS; null while unknown, -120 when nothing could echo).
+ * the echo may be by what hark played (dBFS; null while unknown, NO_ECHO_DBFS when nothing
+ * audible was played within its reach).
  */
 export interface Frame {
   samples: Int16Array;

@@ -59,7 +59,7 @@ export class Segmenter {
         this.keepPreRoll(frame.samples);
         return [];
       }
-      this.startSpeech(frame.samples, frameStart);
+      this.startSpeech(frame.samples, frameStart, frame.doubtful === true);
       this.onsetAt = frame.capturedAt - this.ms(frame.samples.length);
       this.lastVoicedAt = frame.capturedAt;
       this.overlapped = context.speaking;
@@ -71,8 +71,9 @@ export class Segmenter {
     const events: SegmenterEvent[] = [];
     if (frame.probability >= this.config.stopThreshold) {
       this.notePause();
-      // Only voiced frames count as speech: two clicks half a second apart are not half a second of speech.
-      this.voicedSamples += frame.samples.length;
+      // Only voiced frames count as speech (two clicks half a second apart are not half a second
+      // of speech), and only those that are not perhaps hark's own echo.
+      if (!frame.doubtful) this.voicedSamples += frame.samples.length;
       this.lastVoicedAt = frame.capturedAt;
       this.tentativeOffered = false;
       this.silenceRunSamples = 0;
@@ -119,7 +120,7 @@ export class Segmenter {
     this.preRollSamples = 0;
   }
 
-  private startSpeech(samples: Int16Array, frameStart: number): void {
+  private startSpeech(samples: Int16Array, frameStart: number, doubtful: boolean): void {
     this.inSpeech = true;
     this.utteranceId++;
     this.part = 0;
@@ -127,7 +128,7 @@ export class Segmenter {
     this.bufferSamples = this.preRollSamples + samples.length;
     this.bufferStartSample = frameStart - this.preRollSamples;
     this.onsetSample = frameStart;
-    this.voicedSamples = samples.length;
+    this.voicedSamples = doubtful ? 0 : samples.length;
     this.silenceRunSamples = 0;
     this.pauses = [];
     this.preRoll = [];

@@ -25,6 +25,13 @@ export interface SegmenterConfig {
 /** One VAD-scored frame of 16-bit mono audio, with when its last sample was captured (monotonic ms). */
 export interface ScoredFrame extends Frame {
   probability: number;
+  /**
+   * The frame may hold hark's own echo that the canceller has not vouched for (it has not
+   * converged, and hark's voice was playing into this frame): speech heard in it may carry a
+   * stretch on, but it does not count as the user's speech (an echo path grown louder than
+   * measured would otherwise become a turn).
+   */
+  doubtful?: boolean;
 }
 
 export interface Utterance {

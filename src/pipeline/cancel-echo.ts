@@ -1,5 +1,5 @@
 import { map, type OperatorFunction } from 'rxjs';
-import type { Frame } from '../audio/frames.js';
+import { NO_ECHO_DBFS, type Frame } from '../audio/frames.js';
 import { dbfs } from '../audio/pcm.js';
 import type { Logger } from '../system/logger.js';
 import type { EchoCanceller } from './ports.js';
@@ -24,7 +24,7 @@ export function cancelEcho(
     const out = new Int16Array(samples.length);
     const firstAt = frame.capturedAt - samples.length * msPerSample;
     let trusted = true;
-    let predicted: number | null = -120;
+    let predicted: number | null = NO_ECHO_DBFS;
     try {
       for (let at = 0; at + step <= samples.length; at += step) {
         out.set(canceller.cancel(samples.subarray(at, at + step), firstAt + at * msPerSample), at);

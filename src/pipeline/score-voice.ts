@@ -1,5 +1,5 @@
 import { concatMap, from, of, type Observable, type OperatorFunction } from 'rxjs';
-import type { Frame } from '../audio/frames.js';
+import { NO_ECHO_DBFS, type Frame } from '../audio/frames.js';
 import { dbfs, rms } from '../audio/pcm.js';
 import { EnergyVad } from '../listen/energy-vad.js';
 import type { ScoredFrame } from '../listen/speech-events.js';
@@ -50,7 +50,12 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
       // voice, so the frames after an echo are not scored as the speech going on.
       const own = ownVoice(frame);
       const result = active.probability(own ? new Int16Array(frame.samples.length) : frame.samples);
-      const scored = (probability: number): ScoredFrame => ({ ...frame, probability: own ? 0 : probability });
+      const doubtful = !own && doubtfulEcho(frame);
+      const scored = (probability: number): ScoredFrame => ({
+        ...frame,
+        probability: own ? 0 : probability,
+        ...(doubtful ? { doubtful } : {}),
+      });
       if (typeof result === 'number') return of(scored(result));
       return from(result.then(scored, (error: unknown) => fallback(frame, error)));
     } catch (error) {
@@ -58,4 +63,14 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
     }
   };
   return concatMap(score);
+}
+
+/**
+ * Louder than the echo predicted, but while the canceller cannot vouch for the frame and hark's
+ * voice is still reaching it: the user talking over hark, or an echo path grown louder than
+ * measured (a speaker turned up). Only when hark's voice has stopped reaching the microphone
+ * (the reply paused) can the two be told apart.
+ */
+function doubtfulEcho(frame: Frame): boolean {
+  return frame.echoTrusted === false && (frame.echoPredictedDbfs ?? NO_ECHO_DBFS) > NO_ECHO_DBFS;
 }

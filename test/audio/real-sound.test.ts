@@ -11,7 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderSpeech } from '../../src/sim/voice.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
 import { HARK } from '../helpers/cli.js';
-import { MIX_RATE, envelope, play, readMix, recordMix, startSoundServer, type SoundServer } from '../helpers/pulse.js';
+import {
+  MIX_RATE,
+  envelope,
+  feedBack,
+  play,
+  readMix,
+  recordMix,
+  startSoundServer,
+  type SoundServer,
+} from '../helpers/pulse.js';
 import { UTTERANCE, cleanUtteranceWav } from '../helpers/speech.js';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -234,5 +243,57 @@ describe('hark through a real sound server', () => {
     // follow: the reply was sounding just before the user began.
     const soundingBefore = voiceWindows.slice(onset - 30, onset).filter((v) => v > VOICE).length;
     expect(soundingBefore).toBeGreaterThan(0);
+  });
+});
+
+describe('hark hearing its own voice through a real sound server', () => {
+  let unplug: (() => void) | undefined;
+  afterAll(() => unplug?.());
+
+  it('with its reply fed back into the microphone, plays on without interrupting itself, and still stops for the user', async () => {
+    // From here on, everything hark plays reaches its microphone as loud as the user's speech
+    // (hark's voice leaves at about -17 dBFS, the user's recording is at about -25 dBFS).
+    unplug = feedBack(server, 'hark_speaker', 'hark_mic_feed', -8);
+    const reply = 'A lighthouse keeper kept the lamp burning through the long winter nights. '.repeat(2);
+    sim.script
+      .transcript('Tell me about lighthouses.', 'What about the keepers?', 'Stop, that is enough.')
+      .reply(
+        { text: reply, tokensPerSecond: 30 },
+        { text: 'Once upon a time, a keeper lived by the sea. '.repeat(6), tokensPerSecond: 30 },
+        'All right.',
+      );
+    const seen = events.length;
+    const transcriptionsBefore = sim.requestsTo('transcription').length;
+    const firstTurn = nextEvent('turn', 60_000);
+    await play(server, 'hark_mic_feed', UTTERANCE);
+    const first = await firstTurn;
+    expect(first).toMatchObject({
+      transcript: 'Tell me about lighthouses.',
+      reply: reply.trimEnd(),
+      interrupted: false,
+    });
+    await wait(1500);
+    // Nothing hark heard of itself became a turn, cut the reply, or was even judged as words.
+    const since = events.slice(seen);
+    expect(since.filter((e) => e.event === 'turn')).toHaveLength(1);
+    expect(
+      since.filter((e) => e.event === 'turn.empty' || e.event === 'turn.ignored' || e.event === 'barge-in'),
+    ).toEqual([]);
+
+    // Now the user talks over a reply whose echo is in the microphone: hark still stops.
+    const speaking = nextEventWhere((e) => e.event === 'assistant.state' && e.state === 'speaking');
+    await play(server, 'hark_mic_feed', UTTERANCE);
+    await speaking;
+    await wait(2500);
+    const bargedIn = nextEvent('barge-in', 20_000);
+    const cut = nextEvent('turn', 20_000);
+    await play(server, 'hark_mic_feed', interruption);
+    const [bargeIn, cutTurn] = await Promise.all([bargedIn, cut]);
+    // The long story was the reply cut (its transcript depends on how many requests came before:
+    // a guess at a pause in hark's own echo takes a scripted transcript too).
+    expect(cutTurn).toMatchObject({ reply: expect.stringMatching(/^Once upon a time/), interrupted: 'speech' });
+    console.log(
+      `with the echo fed back: barge-in ${String(bargeIn.onsetToStopMs)} ms from the onset hark detected to the cut; ${sim.requestsTo('transcription').length - transcriptionsBefore} transcription requests so far, for the 3 times the user spoke`,
+    );
   });
 });

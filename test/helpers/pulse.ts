@@ -104,6 +104,32 @@ export async function recordMix(server: SoundServer): Promise<{ path: string; st
   };
 }
 
+/**
+ * What plays on `from` is heard in `into` as well, `gainDb` louder (or quieter) and `latencyMs`
+ * later: the speaker in the same box as the microphone. Returns a function that takes the path
+ * away again.
+ */
+export function feedBack(server: SoundServer, from: string, into: string, gainDb = 0, latencyMs = 60): () => void {
+  const loaded = spawnSync(
+    'pactl',
+    ['load-module', 'module-loopback', `source=${from}.monitor`, `sink=${into}`, `latency_msec=${latencyMs}`],
+    { env: server.env, encoding: 'utf8' },
+  );
+  const module = loaded.stdout.trim();
+  if (loaded.status !== 0 || !module) throw new Error(`pactl load-module module-loopback failed: ${loaded.stderr}`);
+  // The loopback's stream into `into`: `pactl list short` names its driver, not its module.
+  const list = (what: string) =>
+    spawnSync('pactl', ['list', 'short', what], { env: server.env, encoding: 'utf8' })
+      .stdout.split('\n')
+      .map((line) => line.split('\t'));
+  const sink = list('sinks').find((fields) => fields[1] === into)?.[0];
+  const input = list('sink-inputs').find((fields) => fields[1] === sink && fields[3] === 'module-loopback.c')?.[0];
+  if (!input || !pactl(server.env, 'set-sink-input-volume', input, `${gainDb}dB`)) {
+    throw new Error(`could not set the volume of the loopback into ${into} (module ${module})`);
+  }
+  return () => void pactl(server.env, 'unload-module', module);
+}
+
 export function play(server: SoundServer, sink: string, file: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const player = spawn('paplay', [`--device=${sink}`, file], { env: server.env, stdio: 'ignore' });

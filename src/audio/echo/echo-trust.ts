@@ -4,6 +4,8 @@
  * out is the echo and what it left is not), and otherwise how loud the echo may be, from what
  * was played and the echo path's measured loss. Pure: it is given powers, it reads no clock.
  */
+import { NO_ECHO_DBFS } from '../frames.js';
+
 export interface EchoVerdict {
   /** Something hark played is within the filter's reach: its echo may be in the frame. */
   possible: boolean;
@@ -12,7 +14,7 @@ export interface EchoVerdict {
   /**
    * The loudest the echo may be in this frame, dBFS: the loudest of what was played in the
    * stretch that echoes into it, through the echo path's measured loss; null before that loss
-   * was measured (-120 when nothing can echo).
+   * was measured (NO_ECHO_DBFS when nothing audible was played within reach).
    */
   predictedDbfs: number | null;
 }
@@ -54,7 +56,7 @@ const BEYOND_ECHO = 4;
 const BEYOND_ECHO_SLOWER = 10;
 /** Reverberation after the direct sound that the prediction covers, ms (20 dB down in a room of RT60 300 ms). */
 const REVERB_MS = 100;
-/** Reference frames quieter than this mean power (about -70 dBFS) tell nothing about the echo path. */
+/** Reference frames quieter than this mean power (about -70 dBFS) tell nothing about the echo path, and echo none. */
 export const REFERENCE_FLOOR = 32768 * 32768 * 1e-7;
 
 export class EchoTrust {
@@ -75,7 +77,7 @@ export class EchoTrust {
   idle(): EchoVerdict {
     this.idleFrames++;
     this.remember(0);
-    return { possible: false, trusted: this.trusted(), predictedDbfs: -120 };
+    return { possible: false, trusted: this.trusted(), predictedDbfs: NO_ECHO_DBFS };
   }
 
   /**
@@ -152,12 +154,14 @@ export class EchoTrust {
   /** The loudest the echo may be in the frame being judged, as mean power; null before the path's loss is known. */
   private predictedPower(): number | null {
     const path = this.path;
+    const loudest = Math.max(...this.recent);
+    if (loudest < REFERENCE_FLOOR) return 0;
     if (path.frames < LOSS_MIN_FRAMES || path.reference <= 0) return null;
-    return (Math.max(...this.recent) * path.mic) / path.reference;
+    return (loudest * path.mic) / path.reference;
   }
 
   private predictedDbfs(): number | null {
     const predicted = this.predictedPower();
-    return predicted === null ? null : 10 * Math.log10((predicted + 1e-9) / (32768 * 32768));
+    return predicted === null ? null : Math.max(NO_ECHO_DBFS, 10 * Math.log10((predicted + 1e-9) / (32768 * 32768)));
   }
 }

@@ -78,18 +78,38 @@ describe('Segmenter on real speech (Silero v5)', () => {
 describe('Segmenter on scored frames', () => {
   const FRAME_MS = (VAD_FRAME_SAMPLES / RATE) * 1000;
   /** Frames from a script: `[probability, milliseconds]` stretches, rounded to whole frames. */
-  function run(script: [number, number][], extra: Partial<typeof config> = {}): SegmenterEvent[] {
+  function run(script: [number, number, 'doubtful'?][], extra: Partial<typeof config> = {}): SegmenterEvent[] {
     const segmenter = new Segmenter({ ...config, ...extra });
     const events: SegmenterEvent[] = [];
     let marker = 0;
-    for (const [probability, ms] of script) {
+    for (const [probability, ms, doubtful] of script) {
       for (let i = 0; i < Math.round(ms / FRAME_MS); i++) {
         const samples = new Int16Array(VAD_FRAME_SAMPLES).fill(++marker % 30000);
-        events.push(...segmenter.push({ samples, probability, capturedAt: marker * FRAME_MS }));
+        const frame = { samples, probability, capturedAt: marker * FRAME_MS };
+        events.push(...segmenter.push(doubtful ? { ...frame, doubtful: true } : frame));
       }
     }
     return [...events, ...segmenter.flush()];
   }
+
+  it("does not count speech that may be hark's unvouched echo: echo alone is discarded, the user after it is kept", () => {
+    // Echo louder than measured, in bursts (the reply pausing and playing on), then silence.
+    const echo: [number, number, 'doubtful'?][] = [
+      [0.95, 256, 'doubtful'],
+      [0.1, 160],
+    ];
+    const echoOnly = run([[0, 320], ...echo, ...echo, ...echo, ...echo, [0, 1000]]);
+    expect(utterancesOf(echoOnly)).toEqual([]);
+    expect(echoOnly.find((e) => e.type === 'discarded')).toMatchObject({ voicedMs: 0 });
+    expect(echoOnly.some((e) => e.type === 'speech')).toBe(true);
+    expect(echoOnly.some((e) => e.type === 'tentative')).toBe(false);
+    // The same, and the user goes on speaking once hark's voice no longer reaches the microphone.
+    const withUser = run([[0, 320], ...echo, ...echo, [0.95, 480], [0, 1000]]);
+    const [utterance] = utterancesOf(withUser);
+    expect(utterance?.onsetMs).toBe(320);
+    const longest = Math.max(...withUser.flatMap((e) => (e.type === 'speech' ? [e.durationMs] : [0])));
+    expect(longest).toBe(480);
+  });
 
   it('does not count a pause as speech: two clicks 544 ms apart are a blip, not 576 ms of speech', () => {
     const events = run([

@@ -89,9 +89,11 @@ describe('scoreVoice', () => {
         toArray(),
       ),
     );
-    // As loud as the echo may be: hark. 8 dB above it: the user. Echo level not known yet: hark.
+    // As loud as the echo may be: hark. 8 dB above it: the user, or an echo path grown louder
+    // than measured (doubtful until hark's voice stops). Echo level not known yet: hark.
     // Nothing played that could echo: the user.
     expect(scored.map((s) => s.probability)).toEqual([0, 0.95, 0, 0.95]);
+    expect(scored.map((s) => s.doubtful ?? false)).toEqual([false, true, false, false]);
   });
 
   it("gives the model silence for hark's own voice, so its state never learns hark's voice", async () => {

@@ -32,6 +32,11 @@ describe('EchoTrust', () => {
     expect(play(trust, 30, 30).predictedDbfs).toBeCloseTo(-46, 1);
     // Nothing played: nothing can echo.
     expect(trust.idle()).toMatchObject({ possible: false, predictedDbfs: -120 });
+    // Still within the filter's reach, but nothing audible played for longer than the echo lasts.
+    let verdict = trust.cancelled(power(-46), power(-26), power(-76), 30);
+    expect(verdict.predictedDbfs).toBeCloseTo(-46, 1);
+    for (let i = 0; i < (20 + 100) / FRAME_MS + 1; i++) verdict = trust.cancelled(power(-80), 0, power(-80), 30);
+    expect(verdict).toMatchObject({ possible: true, predictedDbfs: -120 });
   });
 
   it('after a silence, trusts the filter again only once it cancels as well as before', () => {
