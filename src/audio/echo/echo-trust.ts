@@ -34,11 +34,12 @@ export interface EchoTrustOptions {
 const CONVERGED_ERLE_DB = 15;
 const CONVERGED_MIN_FRAMES = 60;
 /**
- * After this long with nothing to cancel, the echo path may have drifted (clocks drift, people
- * move): the filter is trusted again only once it cancels as well as a converged one again: the
- * median echo return loss enhancement of the last frames of sound is at least CONVERGED_ERLE_DB.
+ * After any stretch with nothing to cancel, the echo path may have changed: a player that
+ * paused starts a new stream with another latency (a sound server's client starting up under
+ * load takes tens to hundreds of ms), clocks drift, people move. The filter is trusted again
+ * only once it cancels as well as a converged one again: the median echo return loss
+ * enhancement of the last frames of sound is at least CONVERGED_ERLE_DB.
  */
-const RECHECK_AFTER_IDLE_MS = 1000;
 const RECHECK_FRAMES = 12;
 
 /** Smoothing of the echo path's loss per frame while something plays (about half a second), and the frames it needs first. */
@@ -85,7 +86,7 @@ export class EchoTrust {
    * filter and of what it left, and its echo return loss enhancement so far.
    */
   cancelled(micPower: number, referencePower: number, outPower: number, erleDb: number | null): EchoVerdict {
-    if (this.idleFrames * this.options.frameMs >= RECHECK_AFTER_IDLE_MS && this.converged) {
+    if (this.idleFrames > 0 && this.converged) {
       this.recheck = [];
     }
     this.idleFrames = 0;

@@ -48,6 +48,16 @@ describe('EchoTrust', () => {
     expect(play(trust, 20, 30).trusted).toBe(true);
   });
 
+  it('after a pause of a fraction of a second (the player restarts its stream, with another latency), checks the filter again', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    play(trust, 80, 30);
+    for (let i = 0; i < 300 / FRAME_MS; i++) trust.idle();
+    // The new stream sounds later than the old one did: the filter, still aligned to the old delay, cancels 6 dB.
+    const verdict = trust.cancelled(power(-26), power(-26), power(-32), 30);
+    expect(verdict.trusted).toBe(false);
+    expect(play(trust, 20, 30).trusted).toBe(true);
+  });
+
   it('the user talking over hark does not make the echo seem as loud as the user', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     play(trust, 60, 0);
