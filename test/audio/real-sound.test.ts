@@ -250,7 +250,18 @@ describe('hark hearing its own voice through a real sound server', () => {
   let unplug: (() => void) | undefined;
   afterAll(() => unplug?.());
 
-  it('with its reply fed back into the microphone, plays on without interrupting itself, and still stops for the user', async () => {
+  it('with its reply fed back into the microphone, plays on without interrupting itself, and still stops for the user', async ({
+    onTestFailed,
+  }) => {
+    // What hark heard and decided, to tell on a failure in CI why it did what it did.
+    onTestFailed(() =>
+      console.log(
+        `hark's last events:\n${events
+          .slice(-80)
+          .map((e) => JSON.stringify(e))
+          .join('\n')}`,
+      ),
+    );
     // From here on, everything hark plays reaches its microphone as loud as the user's speech
     // (hark's voice leaves at about -17 dBFS, the user's recording is at about -25 dBFS).
     unplug = feedBack(server, 'hark_speaker', 'hark_mic_feed', -8);
