@@ -42,9 +42,9 @@ async function listen(detector: OpenWakeWord, samples: Int16Array): Promise<Wake
   return found;
 }
 
-async function positives(): Promise<Positive[]> {
+async function positives(denoise: boolean): Promise<Positive[]> {
   const config = defaultConfig().wake;
-  const detector = await OpenWakeWord.load({ ...config, models: [MODEL] });
+  const detector = await OpenWakeWord.load({ ...config, models: [MODEL], denoise });
   const beds = { pink: noise('pink', 8000), brown: noise('brown', 8000) };
   const results: Positive[] = [];
   let pushedMs = 0;
@@ -91,8 +91,8 @@ async function realSpeech(): Promise<{ source: string; samples: Int16Array }> {
   return { source: 'test/fixtures utterance-8k.wav + monologue-71s.ogg', samples: concatSamples(parts) };
 }
 
-async function falseAccepts(samples: Int16Array) {
-  const detector = await OpenWakeWord.load({ ...defaultConfig().wake, models: PRETRAINED_WAKE_MODELS });
+async function falseAccepts(samples: Int16Array, denoise: boolean) {
+  const detector = await OpenWakeWord.load({ ...defaultConfig().wake, models: PRETRAINED_WAKE_MODELS, denoise });
   const peaks: Record<string, number> = {};
   const subscription = detector.scores.subscribe((s) => {
     for (const [m, v] of Object.entries(s.scores)) peaks[m] = Math.max(peaks[m] ?? 0, v);
@@ -104,8 +104,14 @@ async function falseAccepts(samples: Int16Array) {
 }
 
 /** CPU time to score `samples`, one core: live (each 80 ms step on its own, as a microphone gives it) or a file (batched). */
-async function cpuTime(models: readonly string[], samples: Int16Array, mode: 'live' | 'file', rounds: number) {
-  const detector = await OpenWakeWord.load({ ...defaultConfig().wake, models });
+async function cpuTime(
+  models: readonly string[],
+  samples: Int16Array,
+  mode: 'live' | 'file',
+  rounds: number,
+  denoise = defaultConfig().wake.denoise,
+) {
+  const detector = await OpenWakeWord.load({ ...defaultConfig().wake, models, denoise });
   const times: number[] = [];
   for (let r = 0; r <= rounds; r++) {
     detector.reset();
@@ -126,47 +132,70 @@ async function cpuTime(models: readonly string[], samples: Int16Array, mode: 'li
   return { medianMs: median(times), p90Ms: percentile(times, 90) };
 }
 
-export async function benchWake(rounds = 5) {
-  const clips = await positives();
+function summarise(clips: Positive[]) {
   const detected = clips.filter((c) => c.detected);
-  const rate = detected.length / clips.length;
-  const latencies = detected.map((c) => c.latencyMs as number);
-  const endErrors = detected.map((c) => c.endErrorMs as number);
-  const clipped = detected.filter((c) => (c.endErrorMs as number) > c.pauseMs).length;
-  const perSnr = SNRS_DB.map((snr) => {
-    const at = clips.filter((c) => c.snrDb === snr);
-    return `${snr} dB: ${at.filter((c) => c.detected).length}/${at.length}`;
-  });
+  return {
+    clips: clips.length,
+    detected: detected.length,
+    rate: detected.length / clips.length,
+    perSnr: SNRS_DB.map((snr) => {
+      const at = clips.filter((c) => c.snrDb === snr);
+      return `${snr} dB: ${at.filter((c) => c.detected).length}/${at.length}`;
+    }),
+    latencies: detected.map((c) => c.latencyMs as number),
+    endErrors: detected.map((c) => c.endErrorMs as number),
+    clipped: detected.filter((c) => (c.endErrorMs as number) > c.pauseMs).length,
+    byClip: clips,
+  };
+}
+
+export async function benchWake(rounds = 5) {
+  const denoise = defaultConfig().wake.denoise;
+  // The wake word's input as it is, and denoised (wake.denoise): before and after, on the same clips.
+  const raw = summarise(await positives(false));
+  const denoised = summarise(await positives(true));
+  const { rate, perSnr, latencies, endErrors, clipped, detected } = denoise ? denoised : raw;
 
   const speech = await realSpeech();
   const speechHours = speech.samples.length / RATE / 3600;
-  const { found, peaks } = await falseAccepts(speech.samples);
+  const { found, peaks } = await falseAccepts(speech.samples, denoise);
+  const other = await falseAccepts(speech.samples, !denoise);
   const defaultModels = defaultConfig().wake.models;
   const defaultFalse = found.filter((d) => defaultModels.includes(d.model)).length;
 
   const cpuAudio = speech.samples.subarray(0, Math.min(speech.samples.length, 60 * RATE));
   const cpuSeconds = cpuAudio.length / RATE;
   const cpu: Record<string, { medianMs: number; p90Ms: number; realTimeFactor: number }> = {};
-  for (const [label, models] of [
-    ['1 model', [MODEL]],
-    ['6 models', PRETRAINED_WAKE_MODELS],
+  for (const [label, models, mode, withDenoise] of [
+    ['1 model', [MODEL], 'live', denoise],
+    ['1 model', [MODEL], 'file', denoise],
+    ['6 models', PRETRAINED_WAKE_MODELS, 'live', denoise],
+    ['6 models', PRETRAINED_WAKE_MODELS, 'file', denoise],
+    [`1 model, denoise ${denoise ? 'off' : 'on'}`, [MODEL], 'live', !denoise],
   ] as const) {
-    for (const mode of ['live', 'file'] as const) {
-      const t = await cpuTime(models, cpuAudio, mode, rounds);
-      cpu[`${label}, ${mode}`] = { ...t, realTimeFactor: round((cpuSeconds * 1000) / t.medianMs, 1) };
-    }
+    const t = await cpuTime(models, cpuAudio, mode, rounds, withDenoise);
+    cpu[`${label}, ${mode}`] = { ...t, realTimeFactor: round((cpuSeconds * 1000) / t.medianMs, 1) };
   }
 
   const met = (ok: boolean): string => (ok ? 'met' : 'MISSED');
   console.log(
-    `\nWake word (${MODEL}, threshold ${defaultConfig().wake.threshold}): ${clips.length} espeak-ng clips of "${PHRASE}" ` +
+    `\nWake word (${MODEL}, threshold ${defaultConfig().wake.threshold}): ${raw.clips} espeak-ng clips of "${PHRASE}" ` +
       `(${VOICES.length} voices x ${WORDS_PER_MINUTE.join('/')} wpm x SNR ${SNRS_DB.join('/')} dB, pink/brown noise); ` +
       `false accepts on ${round(speechHours * 3600, 1)} s of real speech (${speech.source})`,
   );
   console.log(
     table([
       ['measure', 'figure', 'target'],
-      ['detection rate', `${round(rate * 100, 1)} % (${perSnr.join(', ')})`, `>= 95 % ${met(rate >= 0.95)}`],
+      [
+        `detection rate, denoise ${denoise ? 'on' : 'off'} (default)`,
+        `${round(rate * 100, 1)} % (${perSnr.join(', ')})`,
+        `>= 95 % ${met(rate >= 0.95)}`,
+      ],
+      [
+        `detection rate, denoise ${denoise ? 'off' : 'on'}`,
+        `${round((denoise ? raw : denoised).rate * 100, 1)} % (${(denoise ? raw : denoised).perSnr.join(', ')})`,
+        'info',
+      ],
       [
         `false accepts, ${defaultModels.join(', ')}`,
         `${defaultFalse} in ${round(speechHours * 3600, 1)} s = ${round(defaultFalse / speechHours, 2)}/h (one would be ${round(1 / speechHours, 1)}/h)`,
@@ -174,8 +203,20 @@ export async function benchWake(rounds = 5) {
       ],
       ['false accepts, all 6 models', `${found.length} (${found.map((d) => d.model).join(', ') || 'none'})`, 'info'],
       [
+        `false accepts, all 6 models, denoise ${denoise ? 'off' : 'on'}`,
+        `${other.found.length} (${other.found.map((d) => d.model).join(', ') || 'none'})`,
+        'info',
+      ],
+      [
         'highest score on real speech',
         Object.entries(peaks)
+          .map(([m, v]) => `${m} ${round(v, 3)}`)
+          .join(', '),
+        'info',
+      ],
+      [
+        `highest score on real speech, denoise ${denoise ? 'off' : 'on'}`,
+        Object.entries(other.peaks)
           .map(([m, v]) => `${m} ${round(v, 3)}`)
           .join(', '),
         'info',
@@ -187,29 +228,22 @@ export async function benchWake(rounds = 5) {
       ],
       [
         'endMs - true end of the wake word',
-        `median ${round(median(endErrors))} ms, p10 ${round(percentile(endErrors, 10))}, p90 ${round(percentile(endErrors, 90))}; command clipped in ${clipped} of ${detected.length}`,
+        `median ${round(median(endErrors))} ms, p10 ${round(percentile(endErrors, 10))}, p90 ${round(percentile(endErrors, 90))}; command clipped in ${clipped} of ${detected}`,
         'info',
       ],
       ...Object.entries(cpu).map(([label, c]) => [
         `CPU, ${label}`,
         `${round(c.medianMs)} ms for ${round(cpuSeconds, 1)} s (p90 ${round(c.p90Ms)} ms) = ${c.realTimeFactor}x real time`,
-        label.endsWith('live') ? `>= 20x ${met(c.realTimeFactor >= 20)}` : 'info',
+        label.endsWith('live') && !label.includes('denoise') ? `>= 20x ${met(c.realTimeFactor >= 20)}` : 'info',
       ]),
     ]),
   );
   const path = writeResult('wake', {
     model: MODEL,
     threshold: defaultConfig().wake.threshold,
-    positives: {
-      clips: clips.length,
-      detected: detected.length,
-      rate,
-      perSnr,
-      latencies,
-      endErrors,
-      clipped,
-      byClip: clips,
-    },
+    denoise,
+    positives: denoise ? denoised : raw,
+    positivesOther: denoise ? raw : denoised,
     falseAccepts: {
       source: speech.source,
       seconds: speechHours * 3600,
@@ -217,6 +251,7 @@ export async function benchWake(rounds = 5) {
       defaultFalse,
       all: found,
       peaks,
+      other: { denoise: !denoise, all: other.found, peaks: other.peaks },
     },
     cpu: { audioSeconds: cpuSeconds, rounds, ...cpu },
   });

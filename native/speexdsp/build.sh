@@ -19,7 +19,7 @@ clang --target=wasm32-wasi --sysroot=/usr -isystem /usr/include/wasm32-wasi -L/u
   -Wl,-z,stack-size=65536 -Wl,--initial-memory=2097152 -Wl,--max-memory=33554432 \
   -DFLOATING_POINT -DUSE_SMALLFT -DEXPORT= -DOS_SUPPORT_CUSTOM -DRELEASE \
   -I"$here" -I"$lib" -Isrc/include -Isrc/include/speex \
-  "$here/hark_aec.c" "$lib/preprocess.c" "$lib/filterbank.c" "$lib/fftwrap.c" "$lib/smallft.c" \
+  "$here/hark_aec.c" "$here/hark_denoise.c" "$lib/preprocess.c" "$lib/filterbank.c" "$lib/fftwrap.c" "$lib/smallft.c" \
   -o "$root/assets/wasm/speexdsp-aec.wasm"
 cp src/COPYING "$root/assets/wasm/speexdsp-COPYING"
 sha256sum "$root/assets/wasm/speexdsp-aec.wasm"

@@ -31,6 +31,11 @@ function describe(files: readonly WakeModelFile[]): string {
   ].join('; ');
 }
 
+function denoising(detector: OpenWakeWord): string {
+  if (detector.denoising) return '; noise suppressed before it';
+  return detector.denoiseError ? `; noise suppression unavailable (${detector.denoiseError})` : '';
+}
+
 /** Whether the configured wake word works: its models load and score a step of audio; and under which licence they are. */
 export async function checkWakeWord(
   config: Pick<HarkConfig, 'wake' | 'listen'>,
@@ -57,7 +62,7 @@ export async function checkWakeWord(
     return {
       check: CHECK,
       status: 'ok',
-      detail: `openWakeWord hears ${detector.models.join(', ')} (${describe(detector.files)})`,
+      detail: `openWakeWord hears ${detector.models.join(', ')} (${describe(detector.files)})${denoising(detector)}`,
     };
   } catch (error) {
     return {

@@ -184,6 +184,7 @@ const wake = z
     threshold: z.number().gt(0).lt(1).default(0.5),
     refractoryMs: ms(0, 10_000, 2000),
     endWaitMs: ms(0, 1000, 160),
+    denoise: z.boolean().default(true),
     bargeIn: z.enum(['any-speech', 'wake-word']).default('any-speech'),
   })
   .strict()

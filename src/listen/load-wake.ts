@@ -43,8 +43,12 @@ export async function loadWakeGate(
       engine: 'openwakeword',
       models: detector.models,
       threshold: wake.threshold,
+      denoise: detector.denoising,
       ...(pretrained.length ? { licence: `${pretrained.join(', ')}: ${PRETRAINED_LICENCE}` } : {}),
     });
+    if (detector.denoiseError !== undefined) {
+      logger.warn('wake.denoise-unavailable', { reason: detector.denoiseError, using: 'the audio as it is' });
+    }
     return { engine: 'openwakeword', detector };
   } catch (error) {
     const phrases = wakePhrases(config);

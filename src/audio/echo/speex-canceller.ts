@@ -1,9 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../../system/package-paths.js';
-
-/** speexdsp's echo canceller (MDF) and residual echo suppressor, built to WebAssembly by native/speexdsp/build.sh. */
-export const SPEEX_WASM_PATH = join(PACKAGE_ROOT, 'assets', 'wasm', 'speexdsp-aec.wasm');
+import { compileSpeex, SPEEX_WASM_PATH } from '../speex-module.js';
 
 export interface SpeexCancellerOptions {
   sampleRateHz: number;
@@ -67,18 +62,6 @@ const ERLE_SMOOTHING = 0.03;
 /** Reference frames quieter than this mean power (about -70 dBFS) count as silence for the estimate. */
 const REFERENCE_FLOOR = 32768 * 32768 * 1e-7;
 
-const modules = new Map<string, Promise<WebAssembly.Module>>();
-
-function compile(path: string): Promise<WebAssembly.Module> {
-  let module = modules.get(path);
-  if (!module) {
-    module = readFile(path).then((bytes) => WebAssembly.compile(bytes));
-    modules.set(path, module);
-    module.catch(() => modules.delete(path));
-  }
-  return module;
-}
-
 /**
  * One echo canceller: frames of microphone audio in, the same frames with the echo of the
  * reference (what the speaker played, aligned to the microphone) taken out. Each instance
@@ -110,7 +93,7 @@ export class SpeexCanceller {
     }
     let wasm: Exports;
     try {
-      const instance = await WebAssembly.instantiate(await compile(wasmPath), {});
+      const instance = await WebAssembly.instantiate(await compileSpeex(wasmPath), {});
       wasm = instance.exports as unknown as Exports;
       for (const name of EXPORTS) {
         if (typeof (wasm as unknown as Record<string, unknown>)[name] !== 'function') throw new Error(`no ${name}`);

