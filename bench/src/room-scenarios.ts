@@ -129,12 +129,22 @@ export interface EchoRun {
   loop: RoomLoop;
 }
 
-/** `replies` replies with no user speech over them: does hark interrupt itself or take its own voice for a query? */
-export async function echoOnly(options: ScenarioOptions, replies = 50): Promise<EchoRun> {
+/**
+ * `replies` replies with no user speech over them: does hark interrupt itself or take its own
+ * voice for a query? With `louderAfter`, the echo starts `louderBy` dB quieter and jumps to its
+ * level after that many replies (a speaker turned up: an echo path louder than hark measured).
+ */
+export async function echoOnly(
+  options: ScenarioOptions,
+  replies = 50,
+  jump?: { louderAfter: number; louderBy: number },
+): Promise<EchoRun> {
   const clips = ONE_STRETCH.map((name) => labelledClip(name, SPEECH_DBFS));
   const loop = await start(options, replyBank());
+  if (jump) loop.room.setEchoDb(options.echoDb - jump.louderBy);
   await loop.run(1500);
   for (let i = 0; i < replies; i++) {
+    if (jump && i === jump.louderAfter) loop.room.setEchoDb(options.echoDb);
     await waitForQuiet(loop, 500 + loop.draw() * 1000);
     await ask(loop, clips[i % clips.length] as LabelledClip);
   }

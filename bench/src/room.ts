@@ -38,6 +38,13 @@ const TARGETS = {
   erleDb: 25,
 };
 
+/**
+ * An echo that was lost in the room's noise (-86 dBFS) comes up to 0 dB against the user after 5
+ * replies (a speaker turned up, a loopback switched on): the echo path is suddenly far louder
+ * than hark measured.
+ */
+const LOUDER = { replies: 20, louderAfter: 5, louderBy: 60 };
+
 const met = (ok: boolean): string => (ok ? 'met' : 'MISSED');
 const seedsOf = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
 const stat = (values: number[]) => ({
@@ -73,6 +80,8 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
     echo0.push(await echoOnly({ seed, voice, echoDb: 0, configure, record: seed === 1 }));
     echo6.push(await echoOnly({ seed, voice, echoDb: 6, configure }));
   }
+  const louder: EchoRun[] = [];
+  for (const seed of seeds) louder.push(await echoOnly({ seed, voice, echoDb: 0, configure }, LOUDER.replies, LOUDER));
   const interrupts: InterruptRun[] = [];
   for (const seed of seeds) interrupts.push(await interruptions({ seed, voice, echoDb: 0, configure }));
   const quiet: QuietTalkerRun[] = [];
@@ -103,6 +112,7 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
       .join(' / ')}; whole replies after the run's first 2 s ${erle.map((e) => round(e.after2sDb, 1)).join(' / ')})`;
   const at0 = echoFigures(echo0);
   const at6 = echoFigures(echo6);
+  const turnedUp = echoFigures(louder);
   const all = interrupts.flatMap((r) => r.interruptions);
   const detected = all.filter((i) => i.detected);
   const paused = stat(detected.map((i) => i.pausedMs ?? NaN).filter(Number.isFinite));
@@ -168,6 +178,18 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
       [
         'echo +6 dB: pauses with no user speech (all resumed?)',
         `${perSeed(at6.falsePauses)}, resumed ${sum(at6.falsePausesResumed)}`,
+        '-',
+        '',
+      ],
+      [
+        `echo from below the noise to 0 dB after ${LOUDER.louderAfter} replies, ${LOUDER.replies} replies: self-interruptions + self-transcribed turns`,
+        perSeed(turnedUp.selfInterruptions.map((v, i) => v + (turnedUp.selfTurns[i] ?? 0))),
+        '0 each',
+        met(Math.max(...turnedUp.selfInterruptions.map((v, i) => v + (turnedUp.selfTurns[i] ?? 0))) === 0),
+      ],
+      [
+        'echo turned up: pauses with no user speech (all resumed?); transcriptions of hark or noise',
+        `${perSeed(turnedUp.falsePauses)}, resumed ${sum(turnedUp.falsePausesResumed)}; ${perSeed(turnedUp.ownTranscriptions)}`,
         '-',
         '',
       ],
@@ -256,6 +278,7 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
     targets: TARGETS,
     echo0dB: at0,
     echo6dB: at6,
+    echoTurnedUp: { ...LOUDER, ...turnedUp },
     interruptions: interrupts.map((r) => ({
       interruptions: r.interruptions,
       falseInterruptions: r.falseInterruptions,

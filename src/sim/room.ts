@@ -62,7 +62,7 @@ export class Room {
   readonly response: Float64Array;
   private readonly random: () => number;
   private readonly driftPhase: number;
-  private readonly echoGain: number;
+  private echoGain: number;
   private readonly noiseGain: number;
   private readonly history: Float64Array;
   private readonly convolver: BlockConvolver;
@@ -76,9 +76,14 @@ export class Room {
     this.driftPhase = this.random() * 2 * Math.PI;
     this.response = roomResponse(o.rt60Ms, o.directToReverbDb, this.random);
     this.convolver = new BlockConvolver(this.response);
-    this.echoGain = 10 ** ((o.speechLevelDbfs + o.echoDb - o.playedLevelDbfs) / 20);
+    this.echoGain = echoGainFor(o, o.echoDb);
     this.noiseGain = (32768 * 10 ** ((o.speechLevelDbfs - o.snrDb) / 20)) / NOISE_RMS;
     this.history = new Float64Array(Math.ceil(((o.delayMs + o.driftMs) / 1000) * RATE) + 2 * TAPS + 1);
+  }
+
+  /** From now on the echo reaches the microphone at this level against the user's speech, dB (a speaker turned up or down). */
+  setEchoDb(echoDb: number): void {
+    this.echoGain = echoGainFor(this.options, echoDb);
   }
 
   /** The delay of the direct sound at sample `index` (since the room was made), ms. */
@@ -201,4 +206,8 @@ export function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+function echoGainFor(o: RoomOptions, echoDb: number): number {
+  return 10 ** ((o.speechLevelDbfs + echoDb - o.playedLevelDbfs) / 20);
 }
