@@ -67,6 +67,13 @@ export class EchoTrust {
   private idleFrames = 0;
   /** After an idle stretch: how well the filter cancels now (smoothed powers), until it is trusted again. */
   private recheck: number[] | undefined;
+  /**
+   * How well the filter cancelled each of the last frames of sound, dB. The smoothed estimate
+   * alone is not enough: after replies whose echo was lost in the room's noise, the first frames
+   * of an echo grown loud (a speaker turned up) lift it over the mark before the filter has
+   * cancelled anything.
+   */
+  private readonly lately: number[] = [];
   /** Mean power of the microphone and of the reference while something plays, smoothed: their ratio is the echo path's loss. */
   private path = { mic: 0, reference: 0, frames: 0 };
   /** Power of the reference in the last frames (newest last): what echoes into the frame being judged. */
@@ -95,8 +102,13 @@ export class EchoTrust {
       this.trained++;
       this.learnPath(micPower, referencePower);
       this.checkAgain(micPower, outPower);
+      keepLast(this.lately, erleOf(micPower, outPower));
     }
-    this.converged ||= this.trained >= CONVERGED_MIN_FRAMES && (erleDb ?? 0) >= CONVERGED_ERLE_DB;
+    this.converged ||=
+      this.trained >= CONVERGED_MIN_FRAMES &&
+      (erleDb ?? 0) >= CONVERGED_ERLE_DB &&
+      this.lately.length === RECHECK_FRAMES &&
+      median(this.lately) >= CONVERGED_ERLE_DB;
     return { possible: true, trusted: this.trusted(), predictedDbfs: this.predictedDbfs() };
   }
 
@@ -110,6 +122,7 @@ export class EchoTrust {
     this.converged = false;
     this.trained = 0;
     this.recheck = undefined;
+    this.lately.length = 0;
   }
 
   /** Everything is forgotten, the echo path's loss too (another device). */
@@ -127,12 +140,8 @@ export class EchoTrust {
   private checkAgain(micPower: number, outPower: number): void {
     const recheck = this.recheck;
     if (!recheck) return;
-    recheck.push(10 * Math.log10((micPower + 1) / (outPower + 1)));
-    if (recheck.length > RECHECK_FRAMES) recheck.shift();
-    const sorted = [...recheck].sort((a, b) => a - b);
-    if (recheck.length === RECHECK_FRAMES && (sorted[RECHECK_FRAMES >> 1] as number) >= CONVERGED_ERLE_DB) {
-      this.recheck = undefined;
-    }
+    keepLast(recheck, erleOf(micPower, outPower));
+    if (recheck.length === RECHECK_FRAMES && median(recheck) >= CONVERGED_ERLE_DB) this.recheck = undefined;
   }
 
   /** The loudness of the echo path: the microphone's power over the reference's (the user's speech only makes it seem louder). */
@@ -165,4 +174,17 @@ export class EchoTrust {
     const predicted = this.predictedPower();
     return predicted === null ? null : Math.max(NO_ECHO_DBFS, 10 * Math.log10((predicted + 1e-9) / (32768 * 32768)));
   }
+}
+
+function erleOf(micPower: number, outPower: number): number {
+  return 10 * Math.log10((micPower + 1) / (outPower + 1));
+}
+
+function keepLast(values: number[], value: number): void {
+  values.push(value);
+  if (values.length > RECHECK_FRAMES) values.shift();
+}
+
+function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[values.length >> 1] as number;
 }

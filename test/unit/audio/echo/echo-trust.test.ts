@@ -21,6 +21,15 @@ describe('EchoTrust', () => {
     expect(play(trust, 30, 30).trusted).toBe(true);
   });
 
+  it('does not trust a filter on the strength of a smoothed estimate while the frames themselves are poorly cancelled', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    // Replies whose echo was lost in the noise kept the smoothed estimate high; now a loud echo
+    // arrives and the filter takes out 4 dB of it.
+    let verdict = trust.idle();
+    for (let i = 0; i < 80; i++) verdict = trust.cancelled(power(-30), power(-26), power(-34), 20);
+    expect(verdict.trusted).toBe(false);
+  });
+
   it('does not trust a filter that cancels poorly, however long it ran', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     expect(play(trust, 300, 8).trusted).toBe(false);
