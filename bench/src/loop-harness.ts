@@ -49,7 +49,7 @@ export async function startLoop(options: {
   options.adjust?.(config);
   const service = createService(config, { baseUrl: sim.url, apiKey: sim.apiKey }, silentLogger);
   // As the daemon starts: what the first turn needs is built before listening.
-  await warmUp();
+  await warmUp(config);
   const vad = await SileroVad.load({ capDbfs: config.vad.energyGateDbfs, marginDb: config.vad.gateMarginDb });
   const player = new FilePlayer(
     join(mkdtempSync(join(tmpdir(), 'hark-bench-')), 'out.wav'),

@@ -5,6 +5,7 @@ import { benchVad } from './vad.js';
 import { benchLatency } from './latency.js';
 import { benchHesitation } from './hesitation.js';
 import { benchStartup } from './startup.js';
+import { benchWarmStart } from './warm-start.js';
 import { benchBargeIn } from './barge-in.js';
 import { benchMemory } from './memory.js';
 import { benchAec } from './aec.js';
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   latency: () => benchLatency(),
   hesitation: () => benchHesitation(),
   startup: () => benchStartup(),
+  'warm-start': () => benchWarmStart(),
   'barge-in': () => benchBargeIn(),
   memory: () => benchMemory(),
   aec: () => benchAec(),

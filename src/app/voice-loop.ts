@@ -116,7 +116,7 @@ export async function startVoiceLoop(
     setUpEcho(config, player, logger, !options.input && !options.output),
     loadWakeGate(config, logger, { live: !options.fast }),
     config.tools.enabled ? startTools(config, logger, { ...options.tools, player }) : undefined,
-    warmUp(),
+    warmUp(config),
   ]);
   // The transcript's wake phrases count only when the wake word is not heard on the device.
   const listen = { ...config.listen, wakePhrases: wake.engine === 'phrase' ? wake.phrases : [] };

@@ -69,7 +69,11 @@ export class Segmenter {
     this.buffer.push(frame.samples);
     this.bufferSamples += frame.samples.length;
     const events: SegmenterEvent[] = [];
-    if (frame.probability >= this.config.stopThreshold) {
+    // Inside speech, the lower threshold keeps it going; once a pause has begun, only a frame that
+    // would start speech ends it (as Silero's own reference does): a breath or a click hovering
+    // between the two after the last word does not put the end of speech off.
+    const onset = context.speaking ? this.config.speakingStartThreshold : this.config.startThreshold;
+    if (frame.probability >= (this.silenceRunSamples > 0 ? onset : this.config.stopThreshold)) {
       this.notePause();
       // Only voiced frames count as speech (two clicks half a second apart are not half a second
       // of speech), and only those that are not perhaps hark's own echo.

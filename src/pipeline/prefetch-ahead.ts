@@ -57,6 +57,8 @@ export function prefetchAhead<T, R>(
           const index = items.length;
           items.push(item);
           outputs.push(new ReplaySubject<R>());
+          // The request leaves first; what consumes the item (queues, the player) is set up after it.
+          startWindow();
           subscriber.next({
             item,
             output: defer(() => {
@@ -66,7 +68,6 @@ export function prefetchAhead<T, R>(
               return outputs[index] as ReplaySubject<R>;
             }),
           });
-          startWindow();
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => {

@@ -125,6 +125,31 @@ describe('Segmenter on scored frames', () => {
     expect(events.find((e) => e.type === 'discarded')).toMatchObject({ voicedMs: 64 });
   });
 
+  it('a breath after the last word, scored between the two thresholds, does not put the end of speech off', () => {
+    // speech-a.wav in the latency bench: Silero scores the breath after the question 0.32, then 0.41.
+    const events = run([
+      [0.9, 640],
+      [0.2, 128],
+      [0.41, 64],
+      [0.1, 480],
+    ]);
+    const [utterance] = utterancesOf(events);
+    expect(utterance?.speechEndedAt).toBe(640);
+    expect(events.filter((e) => e.type === 'speech')).toHaveLength(20);
+  });
+
+  it('within a pause, speech that starts again (at the onset threshold) carries the utterance on', () => {
+    const events = run([
+      [0.9, 640],
+      [0.2, 128],
+      [0.6, 320],
+      [0.1, 800],
+    ]);
+    const utterances = utterancesOf(events);
+    expect(utterances).toHaveLength(1);
+    expect(utterances[0]?.speechEndedAt).toBe(1088);
+  });
+
   it('cuts a monologue at its latest pause of 200 ms or more, leaving speech for the next part', () => {
     // 40 s of speech: 2 s stretches with a 320 ms pause after each, plus a 96 ms hesitation in each stretch.
     const stretch: [number, number][] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { concat, concatMap, timer, ignoreElements, type Observable } from 'rxjs';
+import { NEVER, concat, concatMap, timer, ignoreElements, of, type Observable } from 'rxjs';
 import { prefetchAhead } from '../../../src/pipeline/prefetch-ahead.js';
 import { testScheduler } from '../../helpers/marbles.js';
 
@@ -100,5 +100,20 @@ describe('prefetchAhead window', () => {
       expectObservable(out.pipe(concatMap(() => []))).toBe('--');
     });
     expect(started).toBe(1);
+  });
+});
+
+describe('prefetchAhead order', () => {
+  it('starts the request for an item within the window before the consumer sees the item', () => {
+    const seen: string[] = [];
+    of('a', 'b')
+      .pipe(
+        prefetchAhead((item: string) => {
+          seen.push(`request ${item}`);
+          return NEVER;
+        }, 1),
+      )
+      .subscribe(({ item }) => seen.push(`consumer gets ${item}`));
+    expect(seen).toEqual(['request a', 'consumer gets a', 'consumer gets b']);
   });
 });
