@@ -4,7 +4,7 @@ import { OpenWakeWord } from './openwakeword.js';
 import { PRETRAINED_LICENCE, phraseOf } from './wake-models.js';
 
 /**
- * Live listening: at most 4 steps per batch (each batched run holds the event loop, about 1 ms a
+ * Live listening: at most 4 steps (160 ms) per batch (each batched run holds the event loop, about 1 ms a
  * step on a desktop core), and at most 2 s of audio waiting to be scored.
  */
 export const LIVE_DETECTOR = { maxBatchSteps: 4, maxBacklogMs: 2000 } as const;

@@ -5,7 +5,8 @@ import { classify, loadClassifier, type WakeClassifier } from './wake-classifier
 import { WakeDecider, type WakeDeciderConfig, type WakeWordDetection, type WakeWordScores } from './wake-decider.js';
 import {
   EMBEDDING_SIZE,
-  FIRST_FRAME_BEFORE_END_MS,
+  EMBEDDING_STRIDE_SAMPLES,
+  firstFrameBeforeEndMs,
   MEL_FRAME_MS,
   WAKE_SAMPLE_RATE_HZ,
   WAKE_STEP_SAMPLES,
@@ -18,8 +19,10 @@ export interface OpenWakeWordOptions extends WakeDeciderConfig {
   models: readonly string[];
   /** The package's models directory (tests point it elsewhere). */
   modelsDir?: string;
+  /** Score every 40 ms (default) or, as openWakeWord, 80 ms: half the CPU, more dependent on where steps fall. */
+  stepMs?: 40 | 80;
   /**
-   * Most 80-ms steps scored in one batch when audio has piled up (a file, a busy moment). Each
+   * Most steps scored in one batch when audio has piled up (a file, a busy moment). Each
    * batch's embedding run holds the event loop: keep it small for live audio.
    */
   maxBatchSteps?: number;
@@ -39,8 +42,8 @@ const SESSION_OPTIONS: Ort.InferenceSession.SessionOptions = {
   executionMode: 'sequential',
   graphOptimizationLevel: 'all',
 };
-/** Scores of the first steps after a start are not trusted (as openWakeWord does): the windows hold little real audio. */
-const WARMUP_STEPS = 5;
+/** Scores of the first 400 ms after a start are not trusted (as openWakeWord does): the windows hold little real audio. */
+const WARMUP_SAMPLES = 5 * EMBEDDING_STRIDE_SAMPLES;
 const MS_PER_SAMPLE = 1000 / WAKE_SAMPLE_RATE_HZ;
 /**
  * The denoiser: 10 ms frames (1280-sample steps hold 8), noise taken down by at most 30 dB. On
@@ -60,15 +63,20 @@ export class OpenWakeWord {
   readonly detections: Observable<WakeWordDetection> = this.detections$.asObservable();
   readonly scores: Observable<WakeWordScores> = this.scores$.asObservable();
   private readonly decider: WakeDecider;
+  private readonly stepSamples: number;
+  /** Steps between the embeddings a classifier reads (2 at 40 ms: two interleaved streams 80 ms apart). */
+  private readonly stride: number;
+  /** The last embeddings, one per step, enough for the classifier that reads the most. */
   private readonly historyFrames: number;
   private history: Float32Array;
+  private readonly warmupSteps: number;
   private queue: Int16Array[] = [];
   private queued = 0;
   /** Stream position (samples) of the first queued sample, and of the next one pushed. */
   private scoredSamples = 0;
   private pushedSamples = 0;
   private droppedSamples = 0;
-  private warmup = WARMUP_STEPS;
+  private warmup: number;
   private running: Promise<void> | undefined;
   private resetWanted = false;
   private failure: unknown;
@@ -88,8 +96,12 @@ export class OpenWakeWord {
   ) {
     this.models = classifiers.flatMap((c) => c.labels);
     this.decider = new WakeDecider(this.models, options);
-    this.historyFrames = Math.max(...classifiers.map((c) => c.frames));
+    this.stepSamples = features.stepSamples;
+    this.stride = EMBEDDING_STRIDE_SAMPLES / this.stepSamples;
+    this.historyFrames = (Math.max(...classifiers.map((c) => c.frames)) - 1) * this.stride + 1;
     this.history = new Float32Array(this.historyFrames * EMBEDDING_SIZE);
+    this.warmupSteps = WARMUP_SAMPLES / this.stepSamples;
+    this.warmup = this.warmupSteps;
   }
 
   /** Loads every model once; throws `WakeModelsMissingError` when they are not there. */
@@ -108,7 +120,8 @@ export class OpenWakeWord {
         sessions.push(classifier.session);
         classifiers.push(classifier);
       }
-      const features = new WakeFeatures(ort, melspectrogram, embedding);
+      const stepSamples = options.stepMs === undefined ? WAKE_STEP_SAMPLES : options.stepMs / MS_PER_SAMPLE;
+      const features = new WakeFeatures(ort, melspectrogram, embedding, stepSamples);
       let denoiser: SpeexDenoiser | undefined;
       let denoiseError: string | undefined;
       if (options.denoise) {
@@ -133,7 +146,7 @@ export class OpenWakeWord {
     this.queued += frame.length;
     const backlog = this.options.maxBacklogMs;
     if (backlog !== undefined && this.queued > backlog / MS_PER_SAMPLE) this.shed(Math.round(backlog / MS_PER_SAMPLE));
-    if (this.queued >= WAKE_STEP_SAMPLES && !this.running) {
+    if (this.queued >= this.stepSamples && !this.running) {
       this.running = this.pump().finally(() => (this.running = undefined));
     }
   }
@@ -193,17 +206,17 @@ export class OpenWakeWord {
     this.features.reset();
     this.decider.reset();
     this.denoiser?.reset();
-    this.warmup = WARMUP_STEPS;
+    this.warmup = this.warmupSteps;
     this.resetWanted = false;
   }
 
   /** Scores queued steps until none is left; the one loop that runs inference. */
   private async pump(): Promise<void> {
     try {
-      while (this.queued >= WAKE_STEP_SAMPLES && !this.closed) {
-        const steps = Math.min(Math.floor(this.queued / WAKE_STEP_SAMPLES), this.options.maxBatchSteps ?? 64);
+      while (this.queued >= this.stepSamples && !this.closed) {
+        const steps = Math.min(Math.floor(this.queued / this.stepSamples), this.options.maxBatchSteps ?? 128);
         const startSample = this.scoredSamples;
-        const samples = this.take(steps * WAKE_STEP_SAMPLES);
+        const samples = this.take(steps * this.stepSamples);
         await this.score(samples, startSample, steps);
       }
     } catch (error) {
@@ -250,8 +263,7 @@ export class OpenWakeWord {
       const scores = new Float32Array(this.models.length);
       let offset = 0;
       for (const classifier of this.classifiers) {
-        const input = this.history.slice((this.historyFrames - classifier.frames) * EMBEDDING_SIZE);
-        await classify(this.ort, classifier, input, scores, offset);
+        await classify(this.ort, classifier, this.classifierInput(classifier.frames), scores, offset);
         offset += classifier.labels.length;
       }
       if (this.resetWanted) return this.resetState();
@@ -259,18 +271,28 @@ export class OpenWakeWord {
         this.warmup--;
         scores.fill(0);
       }
-      const endMs = (startSample + (s + 1) * WAKE_STEP_SAMPLES) * MS_PER_SAMPLE - lagMs;
+      const endMs = (startSample + (s + 1) * this.stepSamples) * MS_PER_SAMPLE - lagMs;
       this.scores$.next({ atMs: endMs, scores: Object.fromEntries(this.models.map((m, i) => [m, scores[i] ?? 0])) });
       const found = this.decider.push({
         endMs,
         scores,
         loudness: loudness.subarray(s * framesPerStep, (s + 1) * framesPerStep),
-        firstFrameMs: endMs - FIRST_FRAME_BEFORE_END_MS,
+        firstFrameMs: endMs - firstFrameBeforeEndMs(this.stepSamples),
         frameMs: MEL_FRAME_MS,
       });
       // A detection is made once the pushed audio has reached the step's end (with the lag).
       for (const detection of found) this.detections$.next({ ...detection, atMs: detection.atMs + lagMs });
     }
     if (this.resetWanted) this.resetState();
+  }
+
+  /** The newest embedding and the `frames - 1` before it at 80 ms spacing: one of the interleaved streams. */
+  private classifierInput(frames: number): Float32Array {
+    const input = new Float32Array(frames * EMBEDDING_SIZE);
+    for (let i = 0; i < frames; i++) {
+      const from = this.historyFrames - 1 - (frames - 1 - i) * this.stride;
+      input.set(this.history.subarray(from * EMBEDDING_SIZE, (from + 1) * EMBEDDING_SIZE), i * EMBEDDING_SIZE);
+    }
+    return input;
   }
 }

@@ -21,7 +21,7 @@ export interface WakeWordDetection {
   endMs: number;
 }
 
-/** Every model's score for one step of audio (openWakeWord: 80 ms), for meters and tuning. */
+/** Every model's score for one step of audio (40 ms; openWakeWord: 80 ms), for meters and tuning. */
 export interface WakeWordScores {
   /** Stream time at the end of the step. */
   atMs: number;

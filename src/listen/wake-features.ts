@@ -2,36 +2,40 @@ import type * as Ort from 'onnxruntime-node';
 
 /**
  * openWakeWord's shared feature pipeline, streaming: 16 kHz audio → mel spectrogram (10 ms
- * frames, 32 bins) → one 96-value speech embedding per 80 ms step, each computed once, from the
- * last 76 mel frames. The embeddings of several steps (a recording, or audio that piled up in a
- * busy moment) are computed in one batched run, the costly part made cheap.
+ * frames, 32 bins) → one 96-value speech embedding per step, each computed once, from the last
+ * 76 mel frames. The embeddings of several steps (a recording, or audio that piled up in a busy
+ * moment) are computed in one batched run, the costly part made cheap.
+ *
+ * openWakeWord steps 80 ms; hark steps 40 ms by default (`WAKE_STEP_SAMPLES`): a classifier still
+ * reads embeddings 80 ms apart, from whichever of two interleaved streams has just got a new one,
+ * so a wake word is scored twice as often and where the steps fall matters half as much.
  */
 
 export const WAKE_SAMPLE_RATE_HZ = 16000;
-/** Audio is scored in steps of 80 ms: 8 mel frames, one embedding. */
-export const WAKE_STEP_SAMPLES = 1280;
-export const WAKE_STEP_MS = (WAKE_STEP_SAMPLES / WAKE_SAMPLE_RATE_HZ) * 1000;
+/** The spacing of the embeddings a classifier reads, as openWakeWord's models were trained: 80 ms. */
+export const EMBEDDING_STRIDE_SAMPLES = 1280;
+/** Audio is scored in steps of 40 ms (4 mel frames, one embedding), by default. */
+export const WAKE_STEP_SAMPLES = 640;
 export const EMBEDDING_SIZE = 96;
 const MEL_HOP_SAMPLES = 160;
 export const MEL_FRAME_MS = (MEL_HOP_SAMPLES / WAKE_SAMPLE_RATE_HZ) * 1000;
-const MEL_FRAMES_PER_STEP = WAKE_STEP_SAMPLES / MEL_HOP_SAMPLES;
-/** Samples before a step that its 8 mel frames (512-sample windows, hop 160) also need. */
+/** Samples before a step that its mel frames (512-sample windows, hop 160) also need. */
 const MEL_CONTEXT_SAMPLES = 480;
 const MEL_WINDOW_SAMPLES = 512;
 const MEL_BINS = 32;
 const EMBEDDING_FRAMES = 76;
-const MEL_HISTORY_FRAMES = EMBEDDING_FRAMES - MEL_FRAMES_PER_STEP;
 
 /** Where the centre of a step's first mel frame lies, before the step's end. */
-export const FIRST_FRAME_BEFORE_END_MS =
-  ((MEL_CONTEXT_SAMPLES + WAKE_STEP_SAMPLES - MEL_WINDOW_SAMPLES / 2) / WAKE_SAMPLE_RATE_HZ) * 1000;
+export function firstFrameBeforeEndMs(stepSamples: number): number {
+  return ((MEL_CONTEXT_SAMPLES + stepSamples - MEL_WINDOW_SAMPLES / 2) / WAKE_SAMPLE_RATE_HZ) * 1000;
+}
 
 export interface StepFeatures {
   /** One embedding per step, `EMBEDDING_SIZE` values each, oldest first. */
   embeddings: Float32Array;
   /** The first steps since start or reset: what came before is taken to sound like their start. */
   fresh: boolean;
-  /** The loudness of each mel frame (mean of its bins), `8` per step. */
+  /** The loudness of each mel frame (mean of its bins), `stepSamples / 160` per step. */
   loudness: Float32Array;
 }
 
@@ -43,15 +47,25 @@ export interface StepFeatures {
  */
 export class WakeFeatures {
   private context = new Float32Array(MEL_CONTEXT_SAMPLES);
+  private readonly framesPerStep: number;
+  private readonly historyFrames: number;
   /** The last mel frames before the next step, as the embedding model's input expects them. */
-  private history = new Float32Array(MEL_HISTORY_FRAMES * MEL_BINS);
+  private history: Float32Array;
   private fresh = true;
 
   constructor(
     private readonly ort: typeof Ort,
     private readonly melspectrogram: Ort.InferenceSession,
     private readonly embedding: Ort.InferenceSession,
-  ) {}
+    /** Samples per step: 640 (40 ms) or 1280 (80 ms, as openWakeWord). */
+    readonly stepSamples = WAKE_STEP_SAMPLES,
+  ) {
+    this.framesPerStep = stepSamples / MEL_HOP_SAMPLES;
+    if (!Number.isInteger(this.framesPerStep) || EMBEDDING_STRIDE_SAMPLES % stepSamples !== 0)
+      throw new Error(`a wake step of ${stepSamples} samples does not divide ${EMBEDDING_STRIDE_SAMPLES}`);
+    this.historyFrames = EMBEDDING_FRAMES - this.framesPerStep;
+    this.history = new Float32Array(this.historyFrames * MEL_BINS);
+  }
 
   /**
    * Features of `samples`, a whole number of steps that follow the audio given before. The mel
@@ -60,32 +74,33 @@ export class WakeFeatures {
    * depend on how much audio was batched with it.
    */
   async steps(samples: Int16Array): Promise<StepFeatures> {
-    const steps = samples.length / WAKE_STEP_SAMPLES;
-    if (!Number.isInteger(steps) || steps < 1)
-      throw new Error(`wake features take whole ${WAKE_STEP_SAMPLES}-sample steps`);
+    const stepSamples = this.stepSamples;
+    const perStep = this.framesPerStep;
+    const steps = samples.length / stepSamples;
+    if (!Number.isInteger(steps) || steps < 1) throw new Error(`wake features take whole ${stepSamples}-sample steps`);
     const fresh = this.fresh;
     const input = new Float32Array(MEL_CONTEXT_SAMPLES + samples.length);
     if (fresh) for (let i = 0; i < MEL_CONTEXT_SAMPLES; i++) input[i] = samples[i] as number;
     else input.set(this.context);
     for (let i = 0; i < samples.length; i++) input[MEL_CONTEXT_SAMPLES + i] = samples[i] as number;
     this.context = input.slice(input.length - MEL_CONTEXT_SAMPLES);
-    const frames = new Float32Array(this.history.length + steps * MEL_FRAMES_PER_STEP * MEL_BINS);
-    const stepInput = MEL_CONTEXT_SAMPLES + WAKE_STEP_SAMPLES;
+    const frames = new Float32Array(this.history.length + steps * perStep * MEL_BINS);
+    const stepInput = MEL_CONTEXT_SAMPLES + stepSamples;
     for (let s = 0; s < steps; s++) {
-      const at = s * WAKE_STEP_SAMPLES;
-      const mel = await this.mel(input.slice(at, at + stepInput), MEL_FRAMES_PER_STEP);
+      const at = s * stepSamples;
+      const mel = await this.mel(input.slice(at, at + stepInput), perStep);
       frames.set(mel, this.history.length + s * mel.length);
     }
     if (fresh) {
       const first = frames.subarray(this.history.length, this.history.length + MEL_BINS);
-      for (let f = 0; f < MEL_HISTORY_FRAMES; f++) frames.set(first, f * MEL_BINS);
+      for (let f = 0; f < this.historyFrames; f++) frames.set(first, f * MEL_BINS);
       this.fresh = false;
     } else {
       frames.set(this.history);
     }
     this.history = frames.slice(frames.length - this.history.length);
-    const loudness = new Float32Array(steps * MEL_FRAMES_PER_STEP);
-    const mel = frames.subarray(MEL_HISTORY_FRAMES * MEL_BINS);
+    const loudness = new Float32Array(steps * perStep);
+    const mel = frames.subarray(this.historyFrames * MEL_BINS);
     for (let f = 0; f < loudness.length; f++) {
       let sum = 0;
       for (let b = 0; b < MEL_BINS; b++) sum += mel[f * MEL_BINS + b] as number;
@@ -117,7 +132,7 @@ export class WakeFeatures {
     const windowSize = EMBEDDING_FRAMES * MEL_BINS;
     const batch = new Float32Array(steps * windowSize);
     for (let s = 0; s < steps; s++) {
-      const start = s * MEL_FRAMES_PER_STEP * MEL_BINS;
+      const start = s * this.framesPerStep * MEL_BINS;
       batch.set(frames.subarray(start, start + windowSize), s * windowSize);
     }
     const name = this.embedding.inputNames[0] as string;

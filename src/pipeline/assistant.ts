@@ -1,11 +1,13 @@
 import {
   BehaviorSubject,
   combineLatest,
+  concatMap,
   EMPTY,
   defer,
   distinctUntilChanged,
   endWith,
   filter,
+  from,
   identity,
   ignoreElements,
   map,
@@ -141,8 +143,10 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         ),
         once(),
       );
-      // Wake words heard, for as long as there is input.
-      const detections = wake ? wake.detections.pipe(takeUntil(heard.pipe(ignoreElements(), endWith(true)))) : EMPTY;
+      // Wake words heard while there is input, and until its last audio is scored (a file read fast ends first).
+      const inputEnded = heard.pipe(ignoreElements(), endWith(true));
+      const scoredAll = inputEnded.pipe(concatMap(() => from(wake?.drain() ?? [true])));
+      const detections = wake ? wake.detections.pipe(takeUntil(scoredAll)) : EMPTY;
       // Speech while hark is busy pauses the reply, then resumes it or confirms the interruption;
       // or, when talking over hark needs the wake word, the wake word does.
       const interruptions: Observable<InterruptionEvent> = !bargeIn
@@ -238,7 +242,6 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const bargeIns = turns.pipe(reportBargeIns(heard));
 
       // Timers and alarms, rung while no turn is under way; for as long as there is input.
-      const inputEnded = heard.pipe(ignoreElements(), endWith(true));
       const rings = deps.announcements
         ? ringAlarms({
             announcements: deps.announcements.pipe(takeUntil(inputEnded)),
