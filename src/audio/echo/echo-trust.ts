@@ -37,8 +37,8 @@ const CONVERGED_MIN_FRAMES = 60;
  * After any stretch with nothing to cancel, the echo path may have changed: a player that
  * paused starts a new stream with another latency (a sound server's client starting up under
  * load takes tens to hundreds of ms), clocks drift, people move. The filter is trusted again
- * only once it cancels as well as a converged one again: the median echo return loss
- * enhancement of the last frames of sound is at least CONVERGED_ERLE_DB.
+ * only once it cancels as well as a converged one again: the echo return loss enhancement
+ * over the last frames of sound is at least CONVERGED_ERLE_DB.
  */
 const RECHECK_FRAMES = 12;
 
@@ -65,15 +65,15 @@ export class EchoTrust {
   /** Frames of sound the filter was trained on since it last started over. */
   private trained = 0;
   private idleFrames = 0;
-  /** After an idle stretch: how well the filter cancels now (smoothed powers), until it is trusted again. */
-  private recheck: number[] | undefined;
+  /** After an idle stretch: the last frames of sound since, until the filter is trusted again. */
+  private recheck: Powers[] | undefined;
   /**
-   * How well the filter cancelled each of the last frames of sound, dB. The smoothed estimate
+   * The last frames of sound since the filter last started or paused. The smoothed estimate
    * alone is not enough: after replies whose echo was lost in the room's noise, the first frames
    * of an echo grown loud (a speaker turned up) lift it over the mark before the filter has
    * cancelled anything.
    */
-  private readonly lately: number[] = [];
+  private readonly lately: Powers[] = [];
   /** Mean power of the microphone and of the reference while something plays, smoothed: their ratio is the echo path's loss. */
   private path = { mic: 0, reference: 0, frames: 0 };
   /** Power of the reference in the last frames (newest last): what echoes into the frame being judged. */
@@ -93,8 +93,10 @@ export class EchoTrust {
    * filter and of what it left, and its echo return loss enhancement so far.
    */
   cancelled(micPower: number, referencePower: number, outPower: number, erleDb: number | null): EchoVerdict {
-    if (this.idleFrames > 0 && this.converged) {
-      this.recheck = [];
+    if (this.idleFrames > 0) {
+      // What the filter did before the pause says nothing of how it cancels now.
+      this.lately.length = 0;
+      if (this.converged) this.recheck = [];
     }
     this.idleFrames = 0;
     this.remember(referencePower);
@@ -102,13 +104,13 @@ export class EchoTrust {
       this.trained++;
       this.learnPath(micPower, referencePower);
       this.checkAgain(micPower, outPower);
-      keepLast(this.lately, erleOf(micPower, outPower));
+      keepLast(this.lately, { mic: micPower, out: outPower });
     }
     this.converged ||=
       this.trained >= CONVERGED_MIN_FRAMES &&
       (erleDb ?? 0) >= CONVERGED_ERLE_DB &&
       this.lately.length === RECHECK_FRAMES &&
-      median(this.lately) >= CONVERGED_ERLE_DB;
+      erleOf(this.lately) >= CONVERGED_ERLE_DB;
     return { possible: true, trusted: this.trusted(), predictedDbfs: this.predictedDbfs() };
   }
 
@@ -140,8 +142,8 @@ export class EchoTrust {
   private checkAgain(micPower: number, outPower: number): void {
     const recheck = this.recheck;
     if (!recheck) return;
-    keepLast(recheck, erleOf(micPower, outPower));
-    if (recheck.length === RECHECK_FRAMES && median(recheck) >= CONVERGED_ERLE_DB) this.recheck = undefined;
+    keepLast(recheck, { mic: micPower, out: outPower });
+    if (recheck.length === RECHECK_FRAMES && erleOf(recheck) >= CONVERGED_ERLE_DB) this.recheck = undefined;
   }
 
   /** The loudness of the echo path: the microphone's power over the reference's (the user's speech only makes it seem louder). */
@@ -176,15 +178,28 @@ export class EchoTrust {
   }
 }
 
-function erleOf(micPower: number, outPower: number): number {
-  return 10 * Math.log10((micPower + 1) / (outPower + 1));
+/** Mean powers of the microphone and of what the filter left in one frame. */
+interface Powers {
+  mic: number;
+  out: number;
 }
 
-function keepLast(values: number[], value: number): void {
+/**
+ * Echo return loss enhancement over some frames, dB: the ratio of their powers, so the loud
+ * frames, where cancelling matters, weigh most (the suppressor silencing the quiet ones between
+ * words says nothing of the filter).
+ */
+function erleOf(frames: readonly Powers[]): number {
+  let mic = 0;
+  let out = 0;
+  for (const frame of frames) {
+    mic += frame.mic;
+    out += frame.out;
+  }
+  return 10 * Math.log10((mic + 1) / (out + 1));
+}
+
+function keepLast(values: Powers[], value: Powers): void {
   values.push(value);
   if (values.length > RECHECK_FRAMES) values.shift();
-}
-
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[values.length >> 1] as number;
 }

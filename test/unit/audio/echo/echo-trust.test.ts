@@ -30,6 +30,22 @@ describe('EchoTrust', () => {
     expect(verdict.trusted).toBe(false);
   });
 
+  it('after a pause, judges the filter by its loud frames: quiet ones silenced between words do not vouch for it', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    play(trust, 80, 30);
+    for (let i = 0; i < 300 / FRAME_MS; i++) trust.idle();
+    let verdict = trust.idle();
+    for (let i = 0; i < 24; i++) {
+      // Words the filter takes 2 dB out of, and the quiet between them that the suppressor silences.
+      verdict =
+        i % 2 === 0
+          ? trust.cancelled(power(-20), power(-16), power(-22), 30)
+          : trust.cancelled(power(-50), power(-46), power(-90), 30);
+      if (i % 3 === 0) verdict = trust.cancelled(power(-50), power(-46), power(-90), 30);
+    }
+    expect(verdict.trusted).toBe(false);
+  });
+
   it('does not trust a filter that cancels poorly, however long it ran', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     expect(play(trust, 300, 8).trusted).toBe(false);
