@@ -67,6 +67,16 @@ function nextEventWhere(
   });
 }
 
+/** What hark heard and decided, to tell on a failure in CI why it did what it did. */
+function printLastEvents(): void {
+  console.log(
+    `hark's last events:\n${events
+      .slice(-80)
+      .map((e) => JSON.stringify(e))
+      .join('\n')}`,
+  );
+}
+
 function correlationAt(
   signal: Int16Array,
   reference: Int16Array,
@@ -253,15 +263,7 @@ describe('hark hearing its own voice through a real sound server', () => {
   it('with its reply fed back into the microphone as loud as the user, plays it to the end and takes nothing of it for the user', async ({
     onTestFailed,
   }) => {
-    // What hark heard and decided, to tell on a failure in CI why it did what it did.
-    onTestFailed(() =>
-      console.log(
-        `hark's last events:\n${events
-          .slice(-80)
-          .map((e) => JSON.stringify(e))
-          .join('\n')}`,
-      ),
-    );
+    onTestFailed(printLastEvents);
     // From here on, everything hark plays reaches its microphone as loud as the user's speech
     // (hark's voice leaves at about -17 dBFS, the user's recording is at about -25 dBFS).
     unplug = feedBack(server, 'hark_speaker', 'hark_mic_feed', -8);
@@ -301,14 +303,7 @@ describe('hark hearing its own voice through a real sound server', () => {
   it('with its reply fed back 6 dB below the user, still stops when the user talks over it', async ({
     onTestFailed,
   }) => {
-    onTestFailed(() =>
-      console.log(
-        `hark's last events:\n${events
-          .slice(-80)
-          .map((e) => JSON.stringify(e))
-          .join('\n')}`,
-      ),
-    );
+    onTestFailed(printLastEvents);
     // Echo as loud as the user leaves an unconverged canceller nothing to tell them apart by
     // (the room bench measures that case); here the user is 6 dB above it.
     unplug?.();
