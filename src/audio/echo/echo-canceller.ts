@@ -38,6 +38,12 @@ const MIN_CONFIDENCE = 0.2;
 const MAX_SLEW_MS_PER_S = 2;
 /** After this long with nothing playing, the delay's drift is carried over the silence. */
 const CARRY_AFTER_IDLE_MS = 500;
+/**
+ * Output this many times the microphone's power (6 dB): the filter added an echo instead of
+ * taking one out (speexdsp's own sanity check uses the same mark). The user talking over a
+ * filter still adapting comes out a little louder than heard; that is left as it is.
+ */
+const ADDED_ECHO = 4;
 /** Microphone audio kept to train the filter again after it was re-aligned, ms. */
 const REPLAY_MS = 1500;
 
@@ -130,11 +136,15 @@ export class AcousticEchoCanceller {
     if (this.idleFrames > 0 && this.idleFrames !== Infinity) this.flush();
     this.idleFrames = 0;
     const reference = this.reference.read(from, n);
-    const out = this.speex.cancel(mic, reference);
+    const filtered = this.speex.cancel(mic, reference);
+    this.verdict = this.trust.cancelled(power(mic), power(reference), power(filtered), this.speex.erleDb);
+    // Far louder than what was heard: the filter took out an echo that is not there (a paused
+    // player dropped what it had buffered, so what the reference says played never sounded).
+    // What it left is its guess of hark's voice, inverted, and would be heard as speech.
+    const out = power(filtered) > ADDED_ECHO * power(mic) ? Int16Array.from(mic) : filtered;
     const echo = new Int16Array(n);
     for (let i = 0; i < n; i++) echo[i] = Math.max(-32768, Math.min(32767, (mic[i] as number) - (out[i] as number)));
     this.last = { micDbfs: dbfs(rms(mic)), outDbfs: dbfs(rms(out)), echoDbfs: dbfs(rms(echo)), active };
-    this.verdict = this.trust.cancelled(power(mic), power(reference), power(out), this.speex.erleDb);
     return out;
   }
 

@@ -27,15 +27,15 @@ function powerDb(samples: Int16Array, from: number, to: number): number {
  * hark plays a 24 kHz reply through a tapped player from t = 1000 ms; the room (delay unknown
  * to hark) brings it to the microphone, whose frames are captured from t = 0.
  */
-async function scene(delayMs: number, user?: Int16Array) {
+async function scene(delayMs: number, user?: Int16Array, { soundsUntilMs = Infinity, snrDb = 40 } = {}) {
   const aec = await load();
   let now = 1000;
   const player = new FakePlayer(24000, () => now);
   player.listen(aec.reference);
   player.write(bufferOf(resample(reply16k, 16000, 24000)));
   const played = new Int16Array(reply16k.length + 16000 * 2);
-  played.set(reply16k, 16000);
-  const { mic } = new Room({ seed: 11, delayMs, echoDb: 0 }).hear(played, user);
+  played.set(reply16k.subarray(0, Math.max(0, (soundsUntilMs - 1000) * 16)), 16000);
+  const { mic } = new Room({ seed: 11, delayMs, echoDb: 0, snrDb }).hear(played, user);
   const out = new Int16Array(mic.length);
   for (let at = 0; at + FRAME <= mic.length; at += FRAME) {
     now = at / 16;
@@ -71,6 +71,17 @@ describe('AcousticEchoCanceller: the reference on the player clock, the delay es
     // The output while the user talks is well above what is left of the echo alone.
     expect(powerDb(out, from, to) - powerDb(onlyEcho.out, from, to)).toBeGreaterThan(10);
     expect(powerDb(mic, from, to) - powerDb(out, from, to)).toBeLessThan(10);
+  });
+
+  it("leaves no trace of hark's voice when what the reference says played never sounded (a paused player drops its buffer)", async () => {
+    const stopsAt = 5000;
+    // A quiet room, as a sound server's loopback is.
+    const { mic, out } = await scene(120, undefined, { soundsUntilMs: stopsAt, snrDb: 70 });
+    // The reference goes on for seconds; the room falls quiet once the echo's tail has died away.
+    const from = (stopsAt + 120 + 300) * 16;
+    const to = from + 16000;
+    expect(powerDb(mic, from, to)).toBeLessThan(-90);
+    expect(powerDb(out, from, to)).toBeLessThanOrEqual(powerDb(mic, from, to));
   });
 
   it('passes the microphone through untouched while nothing has played', async () => {
