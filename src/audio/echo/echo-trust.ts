@@ -37,11 +37,13 @@ const CONVERGED_MIN_FRAMES = 60;
  * After any stretch with nothing to cancel, the echo path may have changed: a player that
  * paused starts a new stream with another latency (a sound server's client starting up under
  * load takes tens to hundreds of ms), clocks drift, people move. The filter is trusted again
- * only once it cancels as well as a converged one again: the echo return loss enhancement
- * over the last frames of sound is at least CONVERGED_ERLE_DB.
+ * only once it cancels as well as a converged one again: the echo return loss enhancement over
+ * the last RECHECK_FRAMES frames of sound, words among them, is at least CONVERGED_ERLE_DB.
  */
 const RECHECK_FRAMES = 12;
 
+/** The frames a recheck is judged on hold words when what was played in them is at most this far below its mean power (6 dB). */
+const WORDS_BELOW_MEAN = 4;
 /** Smoothing of the echo path's loss per frame while something plays (about half a second), and the frames it needs first. */
 const LOSS_SMOOTHING = 0.03;
 const LOSS_MIN_FRAMES = 30;
@@ -65,8 +67,8 @@ export class EchoTrust {
   /** Frames of sound the filter was trained on since it last started over. */
   private trained = 0;
   private idleFrames = 0;
-  /** After an idle stretch: the last frames of sound since, until the filter is trusted again. */
-  private recheck: Powers[] | undefined;
+  /** After an idle stretch, until the filter is trusted again. */
+  private rechecking = false;
   /**
    * The last frames of sound since the filter last started or paused. The smoothed estimate
    * alone is not enough: after replies whose echo was lost in the room's noise, the first frames
@@ -96,21 +98,17 @@ export class EchoTrust {
     if (this.idleFrames > 0) {
       // What the filter did before the pause says nothing of how it cancels now.
       this.lately.length = 0;
-      if (this.converged) this.recheck = [];
+      this.rechecking = this.converged;
     }
     this.idleFrames = 0;
     this.remember(referencePower);
     if (referencePower >= REFERENCE_FLOOR) {
       this.trained++;
       this.learnPath(micPower, referencePower);
-      this.checkAgain(micPower, outPower);
-      keepLast(this.lately, { mic: micPower, out: outPower });
+      keepLast(this.lately, { mic: micPower, out: outPower, reference: referencePower });
     }
-    this.converged ||=
-      this.trained >= CONVERGED_MIN_FRAMES &&
-      (erleDb ?? 0) >= CONVERGED_ERLE_DB &&
-      this.lately.length === RECHECK_FRAMES &&
-      erleOf(this.lately) >= CONVERGED_ERLE_DB;
+    this.converged ||= this.trained >= CONVERGED_MIN_FRAMES && (erleDb ?? 0) >= CONVERGED_ERLE_DB && this.cancelsWell();
+    if (this.rechecking && this.cancelsWell() && this.heldWords()) this.rechecking = false;
     return { possible: true, trusted: this.trusted(), predictedDbfs: this.predictedDbfs() };
   }
 
@@ -123,7 +121,7 @@ export class EchoTrust {
   restart(): void {
     this.converged = false;
     this.trained = 0;
-    this.recheck = undefined;
+    this.rechecking = false;
     this.lately.length = 0;
   }
 
@@ -135,15 +133,22 @@ export class EchoTrust {
     this.idleFrames = 0;
   }
 
-  private trusted(): boolean {
-    return this.converged && this.recheck === undefined;
+  /** The last frames of sound are cancelled as well as by a converged filter. */
+  private cancelsWell(): boolean {
+    return this.lately.length === RECHECK_FRAMES && erleOf(this.lately) >= CONVERGED_ERLE_DB;
   }
 
-  private checkAgain(micPower: number, outPower: number): void {
-    const recheck = this.recheck;
-    if (!recheck) return;
-    keepLast(recheck, { mic: micPower, out: outPower });
-    if (recheck.length === RECHECK_FRAMES && erleOf(recheck) >= CONVERGED_ERLE_DB) this.recheck = undefined;
+  /**
+   * The last frames of sound were words, not the quiet between them: there the suppressor
+   * silences what the filter leaves, and a filter taking 10 dB out of the words passes.
+   */
+  private heldWords(): boolean {
+    const mean = this.lately.reduce((sum, frame) => sum + frame.reference, 0) / this.lately.length;
+    return mean >= this.path.reference / WORDS_BELOW_MEAN;
+  }
+
+  private trusted(): boolean {
+    return this.converged && !this.rechecking;
   }
 
   /** The loudness of the echo path: the microphone's power over the reference's (the user's speech only makes it seem louder). */
@@ -178,10 +183,11 @@ export class EchoTrust {
   }
 }
 
-/** Mean powers of the microphone and of what the filter left in one frame. */
+/** Mean powers of the microphone, of what the filter left and of the reference in one frame. */
 interface Powers {
   mic: number;
   out: number;
+  reference: number;
 }
 
 /**

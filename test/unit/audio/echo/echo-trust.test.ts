@@ -83,6 +83,22 @@ describe('EchoTrust', () => {
     expect(play(trust, 20, 30).trusted).toBe(true);
   });
 
+  it('after a pause, a quiet stretch cancelled well does not vouch for a filter that takes 10 dB out of the words', () => {
+    // Seen through a real sound server: the echo path changed while the reply was paused, the
+    // filter took 10 dB out of the next reply's first words, then a quiet stretch, which the
+    // suppressor silenced, passed the check; the louder words after it came through as speech.
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    play(trust, 80, 30);
+    for (let i = 0; i < 300 / FRAME_MS; i++) trust.idle();
+    let verdict = trust.idle();
+    for (let i = 0; i < 12; i++) verdict = trust.cancelled(power(-30), power(-26), power(-40), 30);
+    for (let i = 0; i < 12; i++) verdict = trust.cancelled(power(-45), power(-41), power(-65), 30);
+    expect(verdict.trusted).toBe(false);
+    // Words, cancelled as well as before the pause.
+    for (let i = 0; i < 12; i++) verdict = trust.cancelled(power(-30), power(-26), power(-50), 30);
+    expect(verdict.trusted).toBe(true);
+  });
+
   it('the user talking over hark does not make the echo seem as loud as the user', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     play(trust, 60, 0);
