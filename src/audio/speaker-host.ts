@@ -2,12 +2,13 @@
  * Runs in its own process: `speaker` opens ALSA while it loads and aborts the whole process
  * when no device is usable, which must never take the daemon down. PCM arrives on stdin in
  * frames [epoch u32][length u32][bytes]; a `stop` message bumps the epoch, so audio already
- * in the pipe from before the stop is skipped.
+ * in the pipe from before the stop is skipped, and throws away what the module was not given yet.
  */
 import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
 
-type SpeakerClass = new (options: Record<string, unknown>) => Writable & { close(flush: boolean): void };
+type SpeakerModule = Writable & { close(flush: boolean): void };
+type SpeakerClass = new (options: Record<string, unknown>) => SpeakerModule;
 
 const sampleRate = Number(process.argv[2] ?? 24000);
 const device = process.argv[3] || undefined;
@@ -34,17 +35,50 @@ function loadSpeaker(): Promise<SpeakerClass> {
 
 const Speaker = await loadSpeaker();
 
-let epoch = 0;
-let speaker = open();
-let pending: Buffer = Buffer.alloc(0);
+/**
+ * The most the host hands `speaker` at once: what the module writes to ALSA in one native call
+ * (1024 frames of 16-bit mono). Closing the module while a native write is under way makes it
+ * use freed memory and crash the host, so a stop waits for the piece in flight (tens of ms) and
+ * drops the rest, which must therefore still be the host's to drop.
+ */
+const PIECE_BYTES = 2048;
 
-function open(): Writable & { close(flush: boolean): void } {
-  const instance = new Speaker({ channels: 1, bitDepth: 16, sampleRate, signed: true, ...(device ? { device } : {}) });
-  // After close(true) the write in flight reports an error: expected, not a failure.
-  instance.on('error', (error: Error) => {
-    if (instance === speaker) process.send?.({ type: 'error', message: error.message });
+type Output = { module: SpeakerModule; writing: boolean; retired: boolean };
+
+let epoch = 0;
+let output = open();
+let queue: Buffer[] = [];
+let pending: Buffer = Buffer.alloc(0);
+let ending = false;
+
+function open(): Output {
+  const module = new Speaker({ channels: 1, bitDepth: 16, sampleRate, signed: true, ...(device ? { device } : {}) });
+  const opened: Output = { module, writing: false, retired: false };
+  module.on('error', (error: Error) => {
+    if (output.module !== module) return;
+    // A write the device refused leaves the module unusable: the player starts a new host.
+    process.send?.({ type: 'error', message: error.message }, () => process.exit(1));
   });
-  return instance;
+  return opened;
+}
+
+function pump(): void {
+  const current = output;
+  if (current.writing) return;
+  const piece = queue.shift();
+  if (!piece) {
+    if (ending) {
+      current.module.on('close', () => process.exit(0));
+      current.module.end();
+    }
+    return;
+  }
+  current.writing = true;
+  current.module.write(piece, () => {
+    current.writing = false;
+    if (current.retired) current.module.close(true);
+    else pump();
+  });
 }
 
 process.stdin.on('data', (chunk: Buffer) => {
@@ -55,22 +89,26 @@ process.stdin.on('data', (chunk: Buffer) => {
     if (pending.length < 8 + length) break;
     const pcm = pending.subarray(8, 8 + length);
     pending = pending.subarray(8 + length);
-    if (frameEpoch === epoch) speaker.write(pcm);
+    if (frameEpoch !== epoch) continue;
+    for (let at = 0; at < pcm.length; at += PIECE_BYTES) queue.push(pcm.subarray(at, at + PIECE_BYTES));
   }
+  pump();
 });
 
 process.on('message', (message: { type: string; epoch?: number }) => {
   if (message.type === 'stop' && typeof message.epoch === 'number') {
     epoch = message.epoch;
-    const old = speaker;
-    speaker = open();
-    old.close(true);
+    queue = [];
+    const old = output;
+    output = open();
+    if (old.writing) old.retired = true;
+    else old.module.close(true);
   }
 });
 
 process.stdin.on('end', () => {
-  speaker.end();
-  speaker.on('close', () => process.exit(0));
+  ending = true;
+  pump();
 });
 process.on('disconnect', () => process.exit(0));
 process.send?.({ type: 'ready' });

@@ -1,7 +1,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { existsSync, statSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
 import { lastWords } from '../../../src/audio/child-process.js';
 import { SpeakerPlayer } from '../../../src/audio/speaker-player.js';
 import { pcm } from '../../helpers/fakes.js';
@@ -17,6 +18,26 @@ describe('SpeakerPlayer (the speaker module in a child process)', () => {
     player.write(pcm(250, 16000));
     await player.close();
     expect(readFileSync(out).length).toBe(8000);
+    expect(player.lastFailure).toBeUndefined();
+  });
+
+  it('a stop while the module is writing (a barge-in) silences the rest without crashing the host, and what follows plays', async () => {
+    const out = join(tmpdir(), `hark-speaker-stub-${process.pid}.raw`);
+    rmSync(out, { force: true });
+    const logger = watchedLogger();
+    const player = new SpeakerPlayer(16000, null, logger, undefined, join(STUBS, 'native-writes.cjs'));
+    player.write(pcm(1000, 16000, 1000));
+    // The module has begun writing the reply's first piece.
+    await vi.waitFor(() => expect(existsSync(out) && statSync(out).size > 0).toBe(true), { timeout: 10_000 });
+    player.stop();
+    player.write(pcm(250, 16000, 2000));
+    await player.close();
+    const played = new Int16Array(new Uint8Array(readFileSync(out)).buffer);
+    const cut = played.filter((v) => v === 1000).length;
+    expect(cut).toBeGreaterThan(0);
+    expect(cut).toBeLessThan(16000 / 2);
+    expect(played.filter((v) => v === 2000)).toHaveLength(4000);
+    expect(logger.lines.filter((l) => l.event === 'player.host_exited')).toEqual([]);
     expect(player.lastFailure).toBeUndefined();
   });
 
