@@ -17,20 +17,27 @@ export interface BargeInPolicy {
  * `minSpeechMs`. A cough, a knock or a word of hark's own voice left over by the echo
  * canceller falls silent first, and the reply plays on from where it paused. Speech while hark
  * is thinking interrupts once it is long enough. Pure: fed the segmenter's events in order.
+ *
+ * How long speech has lasted: its voiced frames, and the short gaps between them (a stop
+ * consonant, a breath between words) up to half as long as the voiced part. Counting no gap
+ * made a talker whose first words were clipped wait for 300 ms of pure voicing; counting every
+ * gap would make two clicks half a second apart an interruption.
  */
 export class BargeInJudge {
   /**
-   * The stretch being judged: the segmenter's speech `id`, and the voiced time it had before
-   * this judgement began (after a resume inside one stretch, only speech since counts).
+   * The stretch being judged: the segmenter's speech `id`, the voiced time it had before this
+   * judgement began (after a resume inside one stretch, only speech since counts), and the stream
+   * time its first voiced frame since began at.
    */
-  private stretch: { id: number; sinceMs: number; lastMs: number; paused: boolean; confirmed: boolean } | undefined;
+  private stretch:
+    { id: number; sinceMs: number; lastMs: number; fromMs?: number; paused: boolean; confirmed: boolean } | undefined;
 
   constructor(private readonly policy: BargeInPolicy) {}
 
   push(event: SegmenterEvent, hark: AssistantState): BargeInPhase | undefined {
     switch (event.type) {
       case 'speech':
-        return this.speech(event.id, event.durationMs, hark);
+        return this.speech(event.id, event.durationMs, event.atMs, hark);
       case 'silence':
         return event.silentMs >= this.policy.resumeAfterMs ? this.resume(event.id) : undefined;
       case 'discarded':
@@ -40,12 +47,15 @@ export class BargeInJudge {
     }
   }
 
-  private speech(id: number, durationMs: number, hark: AssistantState): BargeInPhase | undefined {
+  private speech(id: number, durationMs: number, atMs: number, hark: AssistantState): BargeInPhase | undefined {
     if (this.stretch?.id !== id) this.stretch = { id, sinceMs: 0, lastMs: 0, paused: false, confirmed: false };
     const stretch = this.stretch;
+    const voicedMs = durationMs - stretch.sinceMs;
+    stretch.fromMs ??= atMs - (durationMs - stretch.lastMs);
     stretch.lastMs = durationMs;
     if (stretch.confirmed) return undefined;
-    if (hark !== 'listening' && durationMs - stretch.sinceMs >= this.policy.minSpeechMs) {
+    const gapsMs = Math.max(0, atMs - stretch.fromMs - voicedMs);
+    if (hark !== 'listening' && voicedMs + Math.min(gapsMs, voicedMs / 2) >= this.policy.minSpeechMs) {
       stretch.confirmed = true;
       return 'confirmed';
     }

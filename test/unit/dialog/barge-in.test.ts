@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { BargeInJudge } from '../../../src/dialog/barge-in.js';
 import type { SegmenterEvent } from '../../../src/listen/speech-events.js';
 
-const speech = (id: number, durationMs: number): SegmenterEvent => ({
+/** A voiced frame ending at stream time `atMs`, with `durationMs` voiced so far. */
+const speech = (id: number, durationMs: number, atMs = 0): SegmenterEvent => ({
   type: 'speech',
   id,
   onsetMs: 0,
   onsetAt: 0,
   durationMs,
-  atMs: 0,
+  atMs,
 });
 const silence = (id: number, silentMs: number): SegmenterEvent => ({ type: 'silence', id, silentMs, atMs: 0 });
 
@@ -40,5 +41,25 @@ describe('BargeInJudge', () => {
     const judge = new BargeInJudge({ minSpeechMs: 300, resumeAfterMs: 200 });
     expect(judge.push(speech(4, 320), 'listening')).toBeUndefined();
     expect(judge.push(speech(4, 352), 'thinking')).toBe('confirmed');
+  });
+
+  it('the short gaps between words count toward an interruption, up to half as long as the voiced part', () => {
+    const judge = new BargeInJudge({ minSpeechMs: 300, resumeAfterMs: 300 });
+    // "Stop, wait": 64 ms voiced from 1000 ms, a 96 ms gap, then voiced again from 1160 ms.
+    expect(judge.push(speech(1, 32, 1032), 'speaking')).toBe('paused');
+    expect(judge.push(speech(1, 64, 1064), 'speaking')).toBeUndefined();
+    for (const silentMs of [32, 64, 96]) expect(judge.push(silence(1, silentMs), 'speaking')).toBeUndefined();
+    // 192 ms voiced + the 96 ms gap: 288 ms of speech.
+    for (let k = 1; k <= 4; k++) expect(judge.push(speech(1, 64 + 32 * k, 1160 + 32 * k), 'speaking')).toBeUndefined();
+    // 224 ms voiced + 96 ms: the interruption, 96 ms before 300 ms of pure voicing.
+    expect(judge.push(speech(1, 224, 1320), 'speaking')).toBe('confirmed');
+  });
+
+  it('a gap counts only up to half the voiced time: a click, a long gap and a click are no interruption', () => {
+    const judge = new BargeInJudge({ minSpeechMs: 300, resumeAfterMs: 600 });
+    expect(judge.push(speech(2, 32, 5032), 'speaking')).toBe('paused');
+    expect(judge.push(silence(2, 544), 'speaking')).toBeUndefined();
+    expect(judge.push(speech(2, 64, 5608), 'speaking')).toBeUndefined();
+    expect(judge.push(silence(2, 608), 'speaking')).toBe('resumed');
   });
 });
