@@ -6,7 +6,8 @@ export const NO_ECHO_DBFS = -120;
  * and, once the echo canceller has seen it, how loud the echo it took out was (dBFS), whether
  * that can be trusted (the canceller had converged, or nothing could echo), and the loudest
  * the echo may be by what hark played (dBFS; null while unknown, NO_ECHO_DBFS when nothing
- * audible was played within its reach).
+ * audible was played within its reach), and how far below the echo it took out the canceller
+ * leaves hark's voice (dB, null while unmeasured).
  */
 export interface Frame {
   samples: Int16Array;
@@ -14,6 +15,7 @@ export interface Frame {
   echoDbfs?: number;
   echoTrusted?: boolean;
   echoPredictedDbfs?: number | null;
+  echoLossDb?: number | null;
 }
 
 /**

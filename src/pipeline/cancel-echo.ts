@@ -6,8 +6,9 @@ import type { EchoCanceller } from './ports.js';
 
 /**
  * Frames → the same frames with hark's own voice taken out, the level of the echo taken out, and
- * whether the canceller's account can be trusted yet (else how loud the echo may be, from what
- * hark played), so later stages can tell what is left of hark's voice from the user's. The canceller works in
+ * whether the canceller's account can be trusted yet and how far below the echo it leaves hark's
+ * voice (else how loud the echo may be, from what hark played), so later stages can tell what is
+ * left of hark's voice from the user's. The canceller works in
  * smaller frames, each dated by when its first sample was captured. A frame the canceller fails
  * on passes through as it was (said once in the log).
  */
@@ -25,12 +26,14 @@ export function cancelEcho(
     const firstAt = frame.capturedAt - samples.length * msPerSample;
     let trusted = true;
     let predicted: number | null = NO_ECHO_DBFS;
+    let loss: number | null = Infinity;
     try {
       for (let at = 0; at + step <= samples.length; at += step) {
         out.set(canceller.cancel(samples.subarray(at, at + step), firstAt + at * msPerSample), at);
         const verdict = canceller.lastVerdict();
         if (!verdict.possible) continue;
         trusted &&= verdict.trusted;
+        loss = loss === null || verdict.lossDb === null ? null : Math.min(loss, verdict.lossDb);
         predicted =
           predicted === null || verdict.predictedDbfs === null ? null : Math.max(predicted, verdict.predictedDbfs);
       }
@@ -44,6 +47,7 @@ export function cancelEcho(
       echoDbfs: removedDbfs(samples, out),
       echoTrusted: trusted,
       echoPredictedDbfs: predicted,
+      echoLossDb: loss === Infinity ? null : loss,
     };
   });
 }

@@ -96,6 +96,8 @@ export interface EchoVerdict {
   trusted: boolean;
   /** The loudest the echo may be in the frame, dBFS (from what was played and the echo path's measured loss); null while unknown. */
   predictedDbfs: number | null;
+  /** How far below the echo it takes out the canceller leaves hark's voice, dB, once measured. */
+  lossDb: number | null;
 }
 
 /** What the echo canceller is doing, for logs and a status page. */

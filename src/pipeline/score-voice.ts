@@ -22,6 +22,13 @@ export interface ScoreVoiceOptions {
  * be (or always, while that is not known yet).
  */
 const ABOVE_PREDICTED_ECHO_DB = 6;
+/**
+ * Once the canceller has converged, what it leaves of hark's voice lies its measured loss below
+ * the echo it took out. A frame within this much of that residual (or under `ownVoiceBelowDb`
+ * below the echo, whichever is deeper) is still hark's; the loss counts up to LOSS_CAP_DB.
+ */
+const ABOVE_RESIDUAL_DB = 6;
+const LOSS_CAP_DB = 30;
 
 /**
  * Frames → frames with their speech probability, in order. If the model fails mid-run, the
@@ -42,7 +49,8 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
     if (frame.echoTrusted === false) {
       return frame.echoPredictedDbfs === null || level < (frame.echoPredictedDbfs ?? -120) + ABOVE_PREDICTED_ECHO_DB;
     }
-    return level < frame.echoDbfs - options.ownVoiceBelowDb;
+    const residualBelowDb = Math.min(frame.echoLossDb ?? 0, LOSS_CAP_DB) - ABOVE_RESIDUAL_DB;
+    return level < frame.echoDbfs - Math.max(options.ownVoiceBelowDb, residualBelowDb);
   };
   const score = (frame: Frame): Observable<ScoredFrame> => {
     try {

@@ -69,7 +69,7 @@ export class AcousticEchoCanceller {
   /** The estimator's updates already noted for the drift, and when the last frame with something to cancel was captured. */
   private noted = 0;
   private lastActiveAt: number | undefined;
-  private verdict: EchoVerdict = { possible: false, trusted: false, predictedDbfs: -120 };
+  private verdict: EchoVerdict = { possible: false, trusted: false, predictedDbfs: -120, lossDb: null };
 
   constructor(
     private readonly speex: SpeexCanceller,

@@ -17,6 +17,11 @@ export interface EchoVerdict {
    * was measured (NO_ECHO_DBFS when nothing audible was played within reach).
    */
   predictedDbfs: number | null;
+  /**
+   * How far below the echo it takes out the filter leaves hark's voice, dB: its echo return loss
+   * enhancement on the frames that held nothing but the echo. Null until measured.
+   */
+  lossDb: number | null;
 }
 
 export interface EchoTrustOptions {
@@ -78,6 +83,8 @@ export class EchoTrust {
   private readonly lately: Powers[] = [];
   /** Mean power of the microphone and of the reference while something plays, smoothed: their ratio is the echo path's loss. */
   private path = { mic: 0, reference: 0, frames: 0 };
+  /** Mean power of the microphone and of what the filter left, smoothed over the frames that held only the echo. */
+  private echoOnly = { mic: 0, out: 0, frames: 0 };
   /** Power of the reference in the last frames (newest last): what echoes into the frame being judged. */
   private readonly recent: number[] = [];
 
@@ -87,7 +94,7 @@ export class EchoTrust {
   idle(): EchoVerdict {
     this.idleFrames++;
     this.remember(0);
-    return { possible: false, trusted: this.trusted(), predictedDbfs: NO_ECHO_DBFS };
+    return { possible: false, trusted: this.trusted(), predictedDbfs: NO_ECHO_DBFS, lossDb: this.lossDb() };
   }
 
   /**
@@ -104,12 +111,13 @@ export class EchoTrust {
     this.remember(referencePower);
     if (referencePower >= REFERENCE_FLOOR) {
       this.trained++;
+      if (!this.beyondEcho(micPower)) this.learnLoss(micPower, outPower);
       this.learnPath(micPower, referencePower);
       keepLast(this.lately, { mic: micPower, out: outPower, reference: referencePower });
     }
     this.converged ||= this.trained >= CONVERGED_MIN_FRAMES && (erleDb ?? 0) >= CONVERGED_ERLE_DB && this.cancelsWell();
     if (this.rechecking && this.cancelsWell() && this.heldWords()) this.rechecking = false;
-    return { possible: true, trusted: this.trusted(), predictedDbfs: this.predictedDbfs() };
+    return { possible: true, trusted: this.trusted(), predictedDbfs: this.predictedDbfs(), lossDb: this.lossDb() };
   }
 
   /** A frame the filter was trained on again (replayed after a re-alignment). */
@@ -129,6 +137,7 @@ export class EchoTrust {
   reset(): void {
     this.restart();
     this.path = { mic: 0, reference: 0, frames: 0 };
+    this.echoOnly = { mic: 0, out: 0, frames: 0 };
     this.recent.length = 0;
     this.idleFrames = 0;
   }
@@ -154,12 +163,30 @@ export class EchoTrust {
   /** The loudness of the echo path: the microphone's power over the reference's (the user's speech only makes it seem louder). */
   private learnPath(micPower: number, referencePower: number): void {
     const path = this.path;
-    const predicted = this.predictedPower();
-    const beyond = predicted !== null && micPower > BEYOND_ECHO * predicted;
-    const a = path.frames === 0 ? 1 : LOSS_SMOOTHING / (beyond ? BEYOND_ECHO_SLOWER : 1);
+    const a = path.frames === 0 ? 1 : LOSS_SMOOTHING / (this.beyondEcho(micPower) ? BEYOND_ECHO_SLOWER : 1);
     path.mic += a * (micPower - path.mic);
     path.reference += a * (referencePower - path.reference);
     path.frames++;
+  }
+
+  /** The frame holds more than the echo predicted for it: someone else is heard too. */
+  private beyondEcho(micPower: number): boolean {
+    const predicted = this.predictedPower();
+    return predicted !== null && micPower > BEYOND_ECHO * predicted;
+  }
+
+  private learnLoss(micPower: number, outPower: number): void {
+    const loss = this.echoOnly;
+    const a = loss.frames === 0 ? 1 : LOSS_SMOOTHING;
+    loss.mic += a * (micPower - loss.mic);
+    loss.out += a * (outPower - loss.out);
+    loss.frames++;
+  }
+
+  private lossDb(): number | null {
+    const loss = this.echoOnly;
+    if (!this.converged || loss.frames < LOSS_MIN_FRAMES) return null;
+    return 10 * Math.log10((loss.mic + 1) / (loss.out + 1));
   }
 
   private remember(referencePower: number): void {

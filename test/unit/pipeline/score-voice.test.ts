@@ -67,6 +67,32 @@ describe('scoreVoice', () => {
     expect(scored.map((s) => s.probability)).toEqual([0, 0.95, 0.95]);
   });
 
+  it('with the canceller measured to leave 26 dB less of the echo, a talker 15 dB under hark is heard, its residual is not', async () => {
+    const vad: Vad = {
+      name: 'silero',
+      frameSamples: 512,
+      probability: () => 0.95,
+      reset: () => undefined,
+      close: async () => undefined,
+    };
+    const frame = (levelDbfs: number, echoLossDb: number | null) => ({
+      samples: new Int16Array(512).map((_, i) => (i % 2 ? 1 : -1) * Math.round(32768 * 10 ** (levelDbfs / 20))),
+      capturedAt: 32,
+      echoDbfs: -22,
+      echoTrusted: true,
+      echoLossDb,
+    });
+    const scored = await lastValueFrom(
+      from([frame(-37, 26), frame(-45, 26), frame(-37, null), frame(-37, 8)]).pipe(
+        scoreVoice(vad, silentLogger, OPTIONS),
+        toArray(),
+      ),
+    );
+    // 15 dB under the echo taken out, 11 dB over what the canceller leaves of it: the user.
+    // 23 dB under: within 6 dB of the residual, hark's own voice. Loss unmeasured or poor: 12 dB is the mark.
+    expect(scored.map((s) => s.probability)).toEqual([0.95, 0, 0, 0]);
+  });
+
   it("before the canceller has converged, judges hark's echo by what was played: only speech well above it is the user's", async () => {
     const vad: Vad = {
       name: 'silero',

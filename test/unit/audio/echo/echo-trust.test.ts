@@ -46,6 +46,16 @@ describe('EchoTrust', () => {
     expect(verdict.trusted).toBe(false);
   });
 
+  it('measures how far below the echo the filter leaves hark, on frames of echo alone: a talker over hark does not lower it', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    expect(play(trust, 30, 26).lossDb).toBeNull();
+    expect(play(trust, 60, 26).lossDb).toBeCloseTo(26, 0);
+    // The user, 10 dB over the echo, for a second: what the filter leaves is their voice.
+    let verdict = trust.idle();
+    for (let i = 0; i < 60; i++) verdict = trust.cancelled(power(-36), power(-26), power(-36.5), 26);
+    expect(verdict.lossDb).toBeCloseTo(26, 0);
+  });
+
   it('does not trust a filter that cancels poorly, however long it ran', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     expect(play(trust, 300, 8).trusted).toBe(false);
