@@ -53,13 +53,12 @@ let ending = false;
 
 function open(): Output {
   const module = new Speaker({ channels: 1, bitDepth: 16, sampleRate, signed: true, ...(device ? { device } : {}) });
-  const opened: Output = { module, writing: false, retired: false };
   module.on('error', (error: Error) => {
     if (output.module !== module) return;
     // A write the device refused leaves the module unusable: the player starts a new host.
     process.send?.({ type: 'error', message: error.message }, () => process.exit(1));
   });
-  return opened;
+  return { module, writing: false, retired: false };
 }
 
 function pump(): void {

@@ -1,11 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { from, lastValueFrom, map, toArray } from 'rxjs';
+import type { Frame } from '../../../src/audio/frames.js';
 import type { Vad } from '../../../src/pipeline/ports.js';
 import { scoreVoice } from '../../../src/pipeline/score-voice.js';
 import { silentLogger } from '../../../src/system/logger.js';
 import { testScheduler } from '../../helpers/marbles.js';
 
 const OPTIONS = { fallbackGateDbfs: -50, ownVoiceBelowDb: 12 };
+
+/** A model that hears speech in every frame it is given. */
+const SPEECH: Vad = {
+  name: 'silero',
+  frameSamples: 512,
+  probability: () => 0.95,
+  reset: () => undefined,
+  close: async () => undefined,
+};
+
+/** 512 samples of a square wave at `levelDbfs`. */
+const tone = (levelDbfs: number) =>
+  new Int16Array(512).map((_, i) => (i % 2 ? 1 : -1) * Math.round(32768 * 10 ** (levelDbfs / 20)));
+
+/** The probabilities SPEECH gives `frames` after the own-voice judgement. */
+async function probabilities(frames: Frame[]) {
+  const scored = await lastValueFrom(from(frames).pipe(scoreVoice(SPEECH, silentLogger, OPTIONS), toArray()));
+  return scored.map((s) => s.probability);
+}
 
 describe('scoreVoice', () => {
   it('scores frames in order with a synchronous VAD, and unsubscribes upstream when cancelled', () => {
@@ -45,64 +65,29 @@ describe('scoreVoice', () => {
   });
 
   it("scores what is left of hark's own voice after echo cancellation as no speech at all", async () => {
-    const vad: Vad = {
-      name: 'silero',
-      frameSamples: 512,
-      probability: () => 0.95,
-      reset: () => undefined,
-      close: async () => undefined,
-    };
-    const residual = (levelDbfs: number, echoDbfs: number) => ({
-      samples: new Int16Array(512).map((_, i) => (i % 2 ? 1 : -1) * Math.round(32768 * 10 ** (levelDbfs / 20))),
-      capturedAt: 32,
-      echoDbfs,
-    });
-    const scored = await lastValueFrom(
-      from([residual(-55, -30), residual(-35, -30), residual(-55, -120)]).pipe(
-        scoreVoice(vad, silentLogger, OPTIONS),
-        toArray(),
-      ),
-    );
+    const residual = (levelDbfs: number, echoDbfs: number) => ({ samples: tone(levelDbfs), capturedAt: 32, echoDbfs });
     // 25 dB below the echo taken out: hark's voice left over. 5 dB below: the user over hark. No echo: the user.
-    expect(scored.map((s) => s.probability)).toEqual([0, 0.95, 0.95]);
+    expect(await probabilities([residual(-55, -30), residual(-35, -30), residual(-55, -120)])).toEqual([0, 0.95, 0.95]);
   });
 
   it('with the canceller measured to leave 26 dB less of the echo, a talker 15 dB under hark is heard, its residual is not', async () => {
-    const vad: Vad = {
-      name: 'silero',
-      frameSamples: 512,
-      probability: () => 0.95,
-      reset: () => undefined,
-      close: async () => undefined,
-    };
     const frame = (levelDbfs: number, echoLossDb: number | null) => ({
-      samples: new Int16Array(512).map((_, i) => (i % 2 ? 1 : -1) * Math.round(32768 * 10 ** (levelDbfs / 20))),
+      samples: tone(levelDbfs),
       capturedAt: 32,
       echoDbfs: -22,
       echoTrusted: true,
       echoLossDb,
     });
-    const scored = await lastValueFrom(
-      from([frame(-37, 26), frame(-45, 26), frame(-37, null), frame(-37, 8)]).pipe(
-        scoreVoice(vad, silentLogger, OPTIONS),
-        toArray(),
-      ),
-    );
     // 15 dB under the echo taken out, 11 dB over what the canceller leaves of it: the user.
     // 23 dB under: within 6 dB of the residual, hark's own voice. Loss unmeasured or poor: 12 dB is the mark.
-    expect(scored.map((s) => s.probability)).toEqual([0.95, 0, 0, 0]);
+    expect(await probabilities([frame(-37, 26), frame(-45, 26), frame(-37, null), frame(-37, 8)])).toEqual([
+      0.95, 0, 0, 0,
+    ]);
   });
 
   it("before the canceller has converged, judges hark's echo by what was played: only speech well above it is the user's", async () => {
-    const vad: Vad = {
-      name: 'silero',
-      frameSamples: 512,
-      probability: () => 0.95,
-      reset: () => undefined,
-      close: async () => undefined,
-    };
     const untrusted = (levelDbfs: number, predictedDbfs: number | null) => ({
-      samples: new Int16Array(512).map((_, i) => (i % 2 ? 1 : -1) * Math.round(32768 * 10 ** (levelDbfs / 20))),
+      samples: tone(levelDbfs),
       capturedAt: 32,
       // What the unconverged filter took out says nothing: here it is as loud as what it left.
       echoDbfs: levelDbfs,
@@ -111,7 +96,7 @@ describe('scoreVoice', () => {
     });
     const scored = await lastValueFrom(
       from([untrusted(-30, -28), untrusted(-20, -28), untrusted(-30, null), untrusted(-30, -120)]).pipe(
-        scoreVoice(vad, silentLogger, OPTIONS),
+        scoreVoice(SPEECH, silentLogger, OPTIONS),
         toArray(),
       ),
     );
