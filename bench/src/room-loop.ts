@@ -85,6 +85,8 @@ export interface FrameTrace {
   /** The canceller's own account: trusted (converged), and the loudest the echo may be (dBFS, null while unknown). */
   trusted: boolean;
   predictedDb: number | null;
+  /** How far below the echo taken out the canceller was measured to leave hark's voice (dB, null while unmeasured). */
+  lossDb: number | null;
   /** hark judged the frame its own voice (the VAD was given silence instead). */
   own: boolean;
   /** With ROOM_TRACE_STATE set: the canceller's delay in use and its re-alignments so far. */
@@ -135,7 +137,15 @@ export class RoomLoop {
   private pending: Promise<number> | undefined;
   private failure: unknown;
   private done = false;
-  private aecFrame = { mic: 0, removed: 0, out: 0, n: 0, trusted: true, predicted: -120 as number | null };
+  private aecFrame = {
+    mic: 0,
+    removed: 0,
+    out: 0,
+    n: 0,
+    trusted: true,
+    predicted: -120 as number | null,
+    loss: Infinity as number | null,
+  };
   private readonly lastOnset = new Set<number>();
 
   private constructor(
@@ -335,7 +345,7 @@ export class RoomLoop {
         const index = this.vadFrames++;
         if (!this.canceller) this.frameIndex.set(fingerprint(frame.subarray(0, FINGERPRINT)), index);
         const aec = this.aecFrame;
-        this.aecFrame = { mic: 0, removed: 0, out: 0, n: 0, trusted: true, predicted: -120 };
+        this.aecFrame = { mic: 0, removed: 0, out: 0, n: 0, trusted: true, predicted: -120, loss: Infinity };
         const outDb = aec.n ? dbfs(Math.sqrt(aec.out / aec.n)) : dbfs(rms(frame));
         const pending = vad.probability(frame).then((probability) => {
           if (!this.done)
@@ -347,6 +357,7 @@ export class RoomLoop {
               own: frame.every((v) => v === 0),
               trusted: aec.trusted,
               predictedDb: aec.predicted,
+              lossDb: aec.loss === Infinity ? null : aec.loss,
               ...(process.env.ROOM_TRACE_STATE && this.canceller
                 ? { delayMs: this.canceller.state().delayMs, realignments: this.canceller.state().realignments }
                 : {}),
@@ -384,6 +395,7 @@ export class RoomLoop {
         if (verdict.possible) {
           const frame = this.aecFrame;
           frame.trusted &&= verdict.trusted;
+          frame.loss = frame.loss === null || verdict.lossDb === null ? null : Math.min(frame.loss, verdict.lossDb);
           frame.predicted =
             frame.predicted === null || verdict.predictedDbfs === null
               ? null

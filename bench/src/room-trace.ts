@@ -3,7 +3,7 @@ import type { RoomLoop } from './room-loop.js';
 /**
  * Prints the per-frame trace of a stretch of a room loop run, with the truth beside it: levels
  * (microphone, after the canceller, the echo it took out, dBFS), whether the canceller was
- * trusted (T) and the loudest the echo may be (pred), the VAD's probability, own voice (O), what
+ * trusted (T), the loudest the echo may be (pred) and the loss it was measured to achieve, the VAD's probability, own voice (O), what
  * hark was doing, whether the user was speaking by the labels, and what hark did on that frame.
  */
 export function printTrace(loop: RoomLoop, fromMs: number, toMs: number): void {
@@ -17,7 +17,7 @@ export function printTrace(loop: RoomLoop, fromMs: number, toMs: number): void {
       .join(',');
     const state = f.delayMs === undefined ? '' : ` d ${f.delayMs.toFixed(2)} r ${f.realignments}`;
     console.log(
-      `${f.atMs.toFixed(0).padStart(7)} mic ${db(f.micDb)} out ${db(f.outDb)} echo ${db(f.echoDb)} ${f.trusted ? 'T' : 'u'} pred ${db(f.predictedDb)} p ${f.probability.toFixed(2)} ${f.own ? 'O' : ' '}${state} ${f.state.padEnd(9)} ${user} ${events}`,
+      `${f.atMs.toFixed(0).padStart(7)} mic ${db(f.micDb)} out ${db(f.outDb)} echo ${db(f.echoDb)} ${f.trusted ? 'T' : 'u'} pred ${db(f.predictedDb)} loss ${db(f.lossDb)} p ${f.probability.toFixed(2)} ${f.own ? 'O' : ' '}${state} ${f.state.padEnd(9)} ${user} ${events}`,
     );
   }
 }
