@@ -33,6 +33,8 @@ export interface OpenWakeWordOptions extends WakeDeciderConfig {
   maxBacklogMs?: number;
   /** Take steady noise out of the audio before the features (speexdsp's suppressor, as openWakeWord offers). */
   denoise?: boolean;
+  /** A step scoring at least this has the windows halfway between steps scored for a while (default 0.1; Infinity: never). */
+  lookCloserAt?: number;
 }
 
 /** Single-threaded and fully optimised: hark shares a small CPU with the VAD and the player. */
@@ -50,6 +52,14 @@ const MS_PER_SAMPLE = 1000 / WAKE_SAMPLE_RATE_HZ;
  * espeak-ng clips in pink noise, -30 dB missed fewer than speexdsp's default -15 dB.
  */
 const DENOISE = { sampleRateHz: WAKE_SAMPLE_RATE_HZ, frameSamples: 160, suppressDb: -30 } as const;
+/**
+ * In noise a wake word's score depends much on where the steps fall (10 ms moved 0.99 to 0.26).
+ * A step scoring over LOOK_CLOSER_AT is a wake word perhaps: for CLOSER_MS after it, the windows
+ * ending halfway between steps are scored too (two more interleaved streams, computed only then),
+ * and a step's score is the higher of its own and the one half a step before it.
+ */
+const LOOK_CLOSER_AT = 0.1;
+const CLOSER_MS = 480;
 
 /**
  * openWakeWord through onnxruntime-node: the models are loaded once, audio is buffered by `push`
@@ -78,6 +88,11 @@ export class OpenWakeWord {
   private droppedSamples = 0;
   private warmup: number;
   private running: Promise<void> | undefined;
+  /** Steps scored since the last reset; embeddings halfway before a step, by that step's number. */
+  private step = 0;
+  private readonly halfway = new Map<number, Float32Array>();
+  private closerUntilStep = -1;
+  private readonly closerSteps: number;
   private resetWanted = false;
   private failure: unknown;
   private closed = false;
@@ -102,6 +117,7 @@ export class OpenWakeWord {
     this.history = new Float32Array(this.historyFrames * EMBEDDING_SIZE);
     this.warmupSteps = WARMUP_SAMPLES / this.stepSamples;
     this.warmup = this.warmupSteps;
+    this.closerSteps = Math.ceil(CLOSER_MS / (this.stepSamples * MS_PER_SAMPLE));
   }
 
   /** Loads every model once; throws `WakeModelsMissingError` when they are not there. */
@@ -121,7 +137,8 @@ export class OpenWakeWord {
         classifiers.push(classifier);
       }
       const stepSamples = options.stepMs === undefined ? WAKE_STEP_SAMPLES : options.stepMs / MS_PER_SAMPLE;
-      const features = new WakeFeatures(ort, melspectrogram, embedding, stepSamples);
+      const maxFrames = Math.max(...classifiers.map((c) => c.frames));
+      const features = new WakeFeatures(ort, melspectrogram, embedding, stepSamples, maxFrames);
       let denoiser: SpeexDenoiser | undefined;
       let denoiseError: string | undefined;
       if (options.denoise) {
@@ -203,6 +220,9 @@ export class OpenWakeWord {
   }
 
   private resetState(): void {
+    this.step = 0;
+    this.halfway.clear();
+    this.closerUntilStep = -1;
     this.features.reset();
     this.decider.reset();
     this.denoiser?.reset();
@@ -260,11 +280,14 @@ export class OpenWakeWord {
         embeddings.subarray(s * EMBEDDING_SIZE, (s + 1) * EMBEDDING_SIZE),
         this.history.length - EMBEDDING_SIZE,
       );
-      const scores = new Float32Array(this.models.length);
-      let offset = 0;
-      for (const classifier of this.classifiers) {
-        await classify(this.ort, classifier, this.classifierInput(classifier.frames), scores, offset);
-        offset += classifier.labels.length;
+      const scores = await this.classifyAll((frames) => this.classifierInput(frames));
+      const step = this.step++;
+      if (scores.some((score) => score >= (this.options.lookCloserAt ?? LOOK_CLOSER_AT))) {
+        this.closerUntilStep = step + this.closerSteps;
+      }
+      if (step <= this.closerUntilStep) {
+        const halfway = await this.halfwayScores(step, steps - 1 - s);
+        for (let i = 0; i < scores.length; i++) scores[i] = Math.max(scores[i] as number, halfway[i] as number);
       }
       if (this.resetWanted) return this.resetState();
       if (this.warmup > 0) {
@@ -284,6 +307,39 @@ export class OpenWakeWord {
       for (const detection of found) this.detections$.next({ ...detection, atMs: detection.atMs + lagMs });
     }
     if (this.resetWanted) this.resetState();
+  }
+
+  /** Every model's scores on the classifier inputs `input` gives for each classifier's number of frames. */
+  private async classifyAll(input: (frames: number) => Float32Array): Promise<Float32Array> {
+    const scores = new Float32Array(this.models.length);
+    let offset = 0;
+    for (const classifier of this.classifiers) {
+      await classify(this.ort, classifier, input(classifier.frames), scores, offset);
+      offset += classifier.labels.length;
+    }
+    return scores;
+  }
+
+  /**
+   * Every model's scores on the stream of windows that end halfway before `step` and 80 ms apart
+   * before that; `stepsToNewest` is how many steps of the last batch follow it. Embeddings not
+   * computed yet are computed in one batch.
+   */
+  private async halfwayScores(step: number, stepsToNewest: number): Promise<Float32Array> {
+    const frames = Math.max(...this.classifiers.map((c) => c.frames));
+    const wanted = Array.from({ length: frames }, (_, i) => step - i * this.stride);
+    const missing = wanted.filter((n) => !this.halfway.has(n));
+    if (missing.length > 0) {
+      const embeddings = await this.features.halfwayBefore(missing.map((n) => step - n + stepsToNewest));
+      missing.forEach((n, i) => this.halfway.set(n, embeddings.subarray(i * EMBEDDING_SIZE, (i + 1) * EMBEDDING_SIZE)));
+    }
+    for (const n of this.halfway.keys()) if (n <= step - frames * this.stride) this.halfway.delete(n);
+    return this.classifyAll((count) => {
+      const input = new Float32Array(count * EMBEDDING_SIZE);
+      for (let i = 0; i < count; i++)
+        input.set(this.halfway.get(step - (count - 1 - i) * this.stride) as Float32Array, i * EMBEDDING_SIZE);
+      return input;
+    });
   }
 
   /** The newest embedding and the `frames - 1` before it at 80 ms spacing: one of the interleaved streams. */

@@ -49,8 +49,10 @@ export class WakeFeatures {
   private context = new Float32Array(MEL_CONTEXT_SAMPLES);
   private readonly framesPerStep: number;
   private readonly historyFrames: number;
-  /** The last mel frames before the next step, as the embedding model's input expects them. */
+  /** The last mel frames before the next step: the windows of its embeddings, and `lookbackFrames` more. */
   private history: Float32Array;
+  /** The mel frames of the last steps given, and the history before them: what `halfwayBefore` reads. */
+  private frames = new Float32Array(0);
   private fresh = true;
 
   constructor(
@@ -59,11 +61,17 @@ export class WakeFeatures {
     private readonly embedding: Ort.InferenceSession,
     /** Samples per step: 640 (40 ms) or 1280 (80 ms, as openWakeWord). */
     readonly stepSamples = WAKE_STEP_SAMPLES,
+    /** How many embeddings 80 ms apart `halfwayBefore` must reach back for (a classifier's input). */
+    halfwayEmbeddings = 0,
   ) {
     this.framesPerStep = stepSamples / MEL_HOP_SAMPLES;
     if (!Number.isInteger(this.framesPerStep) || EMBEDDING_STRIDE_SAMPLES % stepSamples !== 0)
       throw new Error(`a wake step of ${stepSamples} samples does not divide ${EMBEDDING_STRIDE_SAMPLES}`);
-    this.historyFrames = EMBEDDING_FRAMES - this.framesPerStep;
+    const lookback =
+      halfwayEmbeddings > 0
+        ? ((halfwayEmbeddings - 1) * EMBEDDING_STRIDE_SAMPLES) / MEL_HOP_SAMPLES + this.framesPerStep / 2
+        : 0;
+    this.historyFrames = EMBEDDING_FRAMES - this.framesPerStep + lookback;
     this.history = new Float32Array(this.historyFrames * MEL_BINS);
   }
 
@@ -99,6 +107,7 @@ export class WakeFeatures {
       frames.set(this.history);
     }
     this.history = frames.slice(frames.length - this.history.length);
+    this.frames = frames;
     const loudness = new Float32Array(steps * perStep);
     const mel = frames.subarray(this.historyFrames * MEL_BINS);
     for (let f = 0; f < loudness.length; f++) {
@@ -127,14 +136,36 @@ export class WakeFeatures {
     return mel;
   }
 
+  /**
+   * Embeddings of the windows that end halfway through the steps given, each that many steps
+   * before the newest step of the last `steps` call (as far back as `halfwayEmbeddings` asked).
+   */
+  async halfwayBefore(stepsBeforeNewest: readonly number[]): Promise<Float32Array> {
+    const newest = this.frames.length / MEL_BINS;
+    const end = (back: number) => newest - back * this.framesPerStep - this.framesPerStep / 2;
+    return this.run(
+      this.frames,
+      stepsBeforeNewest.map((back) => Math.max(0, end(back) - EMBEDDING_FRAMES)),
+    );
+  }
+
   /** One embedding per step: the window of 76 frames ending at that step's last frame. */
-  private async embed(frames: Float32Array, steps: number): Promise<Float32Array> {
+  private embed(frames: Float32Array, steps: number): Promise<Float32Array> {
+    const first = this.historyFrames + this.framesPerStep - EMBEDDING_FRAMES;
+    return this.run(
+      frames,
+      Array.from({ length: steps }, (_, s) => first + s * this.framesPerStep),
+    );
+  }
+
+  /** The embedding model on the 76-frame windows of `frames` starting at the given frames, in one batch. */
+  private async run(frames: Float32Array, starts: readonly number[]): Promise<Float32Array> {
     const windowSize = EMBEDDING_FRAMES * MEL_BINS;
+    const steps = starts.length;
     const batch = new Float32Array(steps * windowSize);
-    for (let s = 0; s < steps; s++) {
-      const start = s * this.framesPerStep * MEL_BINS;
-      batch.set(frames.subarray(start, start + windowSize), s * windowSize);
-    }
+    starts.forEach((start, s) =>
+      batch.set(frames.subarray(start * MEL_BINS, start * MEL_BINS + windowSize), s * windowSize),
+    );
     const name = this.embedding.inputNames[0] as string;
     const result = await this.embedding.run({
       [name]: new this.ort.Tensor('float32', batch, [steps, EMBEDDING_FRAMES, MEL_BINS, 1]),
