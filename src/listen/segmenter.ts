@@ -24,8 +24,6 @@ export class Segmenter {
   private pauses: Pause[] = [];
   private preRoll: Int16Array[] = [];
   private preRollSamples = 0;
-  /** Voiced-looking frames (over the stop threshold) just before an onset: speech that began under the start threshold. */
-  private leadInSamples = 0;
   private inSpeech = false;
   private buffer: Int16Array[] = [];
   private bufferSamples = 0;
@@ -56,8 +54,8 @@ export class Segmenter {
       return [];
     }
     if (!this.inSpeech) {
-      if (frame.probability < this.startThreshold(frame, context)) {
-        this.noteLeadIn(frame);
+      const threshold = context.speaking ? this.config.speakingStartThreshold : this.config.startThreshold;
+      if (frame.probability < threshold) {
         this.keepPreRoll(frame.samples);
         return [];
       }
@@ -74,8 +72,8 @@ export class Segmenter {
     // Inside speech, the lower threshold keeps it going; once a pause has begun, only a frame that
     // would start speech ends it (as Silero's own reference does): a breath or a click hovering
     // between the two after the last word does not put the end of speech off.
-    const threshold = this.silenceRunSamples > 0 ? this.startThreshold(frame, context) : this.config.stopThreshold;
-    if (frame.probability >= threshold) {
+    const onset = context.speaking ? this.config.speakingStartThreshold : this.config.startThreshold;
+    if (frame.probability >= (this.silenceRunSamples > 0 ? onset : this.config.stopThreshold)) {
       this.notePause();
       // Only voiced frames count as speech (two clicks half a second apart are not half a second
       // of speech), and only those that are not perhaps hark's own echo.
@@ -104,13 +102,6 @@ export class Segmenter {
     return events;
   }
 
-  /** Raised while hark speaks (Silero scores its echo as speech), unless the frame is clear of that echo. */
-  private startThreshold(frame: ScoredFrame, context: FrameContext): number {
-    return context.speaking && frame.clearOfEcho !== true
-      ? this.config.speakingStartThreshold
-      : this.config.startThreshold;
-  }
-
   /** Once per pause, far enough in, for speech long enough to keep, in a first part (a monologue's later parts are not guessed). */
   private offersTentative(silentMs: number): boolean {
     const after = this.config.speculateAfterMs;
@@ -127,7 +118,6 @@ export class Segmenter {
 
   reset(): void {
     this.inSpeech = false;
-    this.leadInSamples = 0;
     this.buffer = [];
     this.bufferSamples = 0;
     this.preRoll = [];
@@ -142,24 +132,11 @@ export class Segmenter {
     this.bufferSamples = this.preRollSamples + samples.length;
     this.bufferStartSample = frameStart - this.preRollSamples;
     this.onsetSample = frameStart;
-    this.voicedSamples = doubtful ? 0 : samples.length + this.leadInSamples;
-    this.leadInSamples = 0;
+    this.voicedSamples = doubtful ? 0 : samples.length;
     this.silenceRunSamples = 0;
     this.pauses = [];
     this.preRoll = [];
     this.preRollSamples = 0;
-  }
-
-  /**
-   * Speech often begins under the start threshold (a soft first syllable, or while hark talks and
-   * the threshold is raised): the frames right before an onset that scored over the stop
-   * threshold, as far back as the pre-roll reaches, count as the speech they were.
-   */
-  private noteLeadIn(frame: ScoredFrame): void {
-    const voiced = frame.probability >= this.config.stopThreshold && frame.doubtful !== true;
-    this.leadInSamples = voiced
-      ? Math.min(this.leadInSamples + frame.samples.length, this.samples(this.config.preRollMs))
-      : 0;
   }
 
   /** The speech so far with a little of the silence after it: what the utterance would be if it ended now. */
@@ -175,7 +152,6 @@ export class Segmenter {
 
   private endSpeech(): SegmenterEvent {
     this.inSpeech = false;
-    this.leadInSamples = 0;
     const id = this.utteranceId;
     const onsetMs = this.ms(this.onsetSample);
     const all = concat(this.buffer, this.bufferSamples);

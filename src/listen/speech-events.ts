@@ -32,11 +32,6 @@ export interface ScoredFrame extends Frame {
    * measured would otherwise become a turn).
    */
   doubtful?: boolean;
-  /**
-   * The echo canceller has converged and the frame is far louder than anything it leaves of
-   * hark's voice: speech may start in it at the usual threshold even while hark speaks.
-   */
-  clearOfEcho?: boolean;
 }
 
 export interface Utterance {

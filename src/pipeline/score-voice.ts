@@ -29,12 +29,6 @@ const ABOVE_PREDICTED_ECHO_DB = 6;
  */
 const ABOVE_RESIDUAL_DB = 6;
 const LOSS_CAP_DB = 30;
-/**
- * A frame this far above the deepest that is still hark's own voice, with the canceller
- * converged, cannot be hark's voice: the raised start threshold (there for echoes Silero scores
- * as speech) does not apply to it.
- */
-const CLEAR_OF_ECHO_DB = 12;
 
 /**
  * Frames → frames with their speech probability, in order. If the model fails mid-run, the
@@ -49,30 +43,26 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
     }
     return { ...frame, probability: active.probability(frame.samples) as number };
   };
-  /** The loudest a frame may be and still be hark's own voice (dBFS), once the echo canceller has seen it. */
-  const ownVoiceCeiling = (frame: Frame): number | undefined => {
-    if (frame.echoDbfs === undefined) return undefined;
+  const ownVoice = (frame: Frame): boolean => {
+    if (frame.echoDbfs === undefined) return false;
+    const level = dbfs(rms(frame.samples));
     if (frame.echoTrusted === false) {
-      return frame.echoPredictedDbfs === null ? Infinity : (frame.echoPredictedDbfs ?? -120) + ABOVE_PREDICTED_ECHO_DB;
+      return frame.echoPredictedDbfs === null || level < (frame.echoPredictedDbfs ?? -120) + ABOVE_PREDICTED_ECHO_DB;
     }
     const residualBelowDb = Math.min(frame.echoLossDb ?? 0, LOSS_CAP_DB) - ABOVE_RESIDUAL_DB;
-    return frame.echoDbfs - Math.max(options.ownVoiceBelowDb, residualBelowDb);
+    return level < frame.echoDbfs - Math.max(options.ownVoiceBelowDb, residualBelowDb);
   };
   const score = (frame: Frame): Observable<ScoredFrame> => {
     try {
       // What is hark's own voice is silence to the model too: its state never learns hark's
       // voice, so the frames after an echo are not scored as the speech going on.
-      const ceiling = ownVoiceCeiling(frame);
-      const level = ceiling === undefined ? 0 : dbfs(rms(frame.samples));
-      const own = ceiling !== undefined && level < ceiling;
+      const own = ownVoice(frame);
       const result = active.probability(own ? new Int16Array(frame.samples.length) : frame.samples);
       const doubtful = !own && doubtfulEcho(frame);
-      const clear = frame.echoTrusted === true && ceiling !== undefined && level >= ceiling + CLEAR_OF_ECHO_DB;
       const scored = (probability: number): ScoredFrame => ({
         ...frame,
         probability: own ? 0 : probability,
         ...(doubtful ? { doubtful } : {}),
-        ...(clear ? { clearOfEcho: clear } : {}),
       });
       if (typeof result === 'number') return of(scored(result));
       return from(result.then(scored, (error: unknown) => fallback(frame, error)));

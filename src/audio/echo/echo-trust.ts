@@ -62,8 +62,6 @@ const LOSS_MIN_FRAMES = 30;
  */
 const BEYOND_ECHO = 4;
 const BEYOND_ECHO_SLOWER = 10;
-/** What the filter leaves of a frame more than this many times (12 dB) over its measured loss is double talk. */
-const DOUBLE_TALK_RATIO = 16;
 /** Reverberation after the direct sound that the prediction covers, ms (20 dB down in a room of RT60 300 ms). */
 const REVERB_MS = 100;
 /** Reference frames quieter than this mean power (about -70 dBFS) tell nothing about the echo path, and echo none. */
@@ -177,28 +175,11 @@ export class EchoTrust {
     return predicted !== null && micPower > BEYOND_ECHO * predicted;
   }
 
-  /**
-   * A frame the filter left far more of than its measured loss says holds someone talking as
-   * loud as the echo (double talk): it counts as if only that much more were left, and moves the
-   * loss more slowly. Otherwise a talker at the echo's level, whose speech no filter cancels, took
-   * the loss from 20 dB to 6 dB in two frames, and their softer words became hark's own voice.
-   * It still moves: a filter that has come to cancel less (the echo path changed) must be
-   * measured anew, or its residual would count as the user (ignoring such frames outright let
-   * hark interrupt itself in the room benchmark).
-   */
   private learnLoss(micPower: number, outPower: number): void {
     const loss = this.echoOnly;
-    let a = loss.frames === 0 ? 1 : LOSS_SMOOTHING;
-    let out = outPower;
-    if (loss.frames >= LOSS_MIN_FRAMES) {
-      const mostLeft = ((micPower + 1) * DOUBLE_TALK_RATIO) / ((loss.mic + 1) / (loss.out + 1));
-      if (out > mostLeft) {
-        out = mostLeft;
-        a /= BEYOND_ECHO_SLOWER;
-      }
-    }
+    const a = loss.frames === 0 ? 1 : LOSS_SMOOTHING;
     loss.mic += a * (micPower - loss.mic);
-    loss.out += a * (out - loss.out);
+    loss.out += a * (outPower - loss.out);
     loss.frames++;
   }
 

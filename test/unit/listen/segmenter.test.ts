@@ -77,93 +77,24 @@ describe('Segmenter on real speech (Silero v5)', () => {
 
 describe('Segmenter on scored frames', () => {
   const FRAME_MS = (VAD_FRAME_SAMPLES / RATE) * 1000;
-  /**
-   * Frames from a script: `[probability, milliseconds]` stretches, rounded to whole frames, some
-   * marked as perhaps hark's unvouched echo or as clear of any echo; `speaking`: hark talks throughout.
-   */
-  function run(
-    script: [number, number, ('doubtful' | 'clear')?][],
-    extra: Partial<typeof config> = {},
-    speaking = false,
-  ): SegmenterEvent[] {
+  /** Frames from a script: `[probability, milliseconds]` stretches, rounded to whole frames. */
+  function run(script: [number, number, 'doubtful'?][], extra: Partial<typeof config> = {}): SegmenterEvent[] {
     const segmenter = new Segmenter({ ...config, ...extra });
     const events: SegmenterEvent[] = [];
     let marker = 0;
-    for (const [probability, ms, mark] of script) {
+    for (const [probability, ms, doubtful] of script) {
       for (let i = 0; i < Math.round(ms / FRAME_MS); i++) {
         const samples = new Int16Array(VAD_FRAME_SAMPLES).fill(++marker % 30000);
         const frame = { samples, probability, capturedAt: marker * FRAME_MS };
-        const marked = mark === 'doubtful' ? { doubtful: true } : mark === 'clear' ? { clearOfEcho: true } : {};
-        events.push(...segmenter.push({ ...frame, ...marked }, { speaking, listening: true }));
+        events.push(...segmenter.push(doubtful ? { ...frame, doubtful: true } : frame));
       }
     }
     return [...events, ...segmenter.flush()];
   }
-  const firstSpeech = (events: SegmenterEvent[]) => events.find((e) => e.type === 'speech');
-
-  it('speech that began under the start threshold counts from its first frame over the stop threshold, as far back as the pre-roll', () => {
-    // A soft first syllable (0.4), then the model is sure (0.9).
-    expect(
-      firstSpeech(
-        run([
-          [0, 320],
-          [0.4, 96],
-          [0.9, 32],
-          [0, 1000],
-        ]),
-      ),
-    ).toMatchObject({ durationMs: 128 });
-    // A frame under the stop threshold in between: only what follows it counts.
-    expect(
-      firstSpeech(
-        run([
-          [0, 320],
-          [0.4, 96],
-          [0.1, 32],
-          [0.9, 32],
-          [0, 1000],
-        ]),
-      ),
-    ).toMatchObject({ durationMs: 32 });
-    // A long murmur before the onset counts no further back than the pre-roll (300 ms).
-    expect(
-      firstSpeech(
-        run([
-          [0, 320],
-          [0.4, 1280],
-          [0.9, 32],
-          [0, 1000],
-        ]),
-      ),
-    ).toMatchObject({ durationMs: 332 });
-  });
-
-  it('while hark talks, speech starts at the raised threshold, unless the frame is clear of its echo', () => {
-    const soft: [number, number, ('doubtful' | 'clear')?][] = [
-      [0, 320],
-      [0.6, 320],
-      [0, 1000],
-    ];
-    expect(firstSpeech(run(soft, {}, true))).toBeUndefined();
-    expect(
-      firstSpeech(
-        run(
-          [
-            [0, 320],
-            [0.6, 320, 'clear'],
-            [0, 1000],
-          ],
-          {},
-          true,
-        ),
-      ),
-    ).toMatchObject({ onsetMs: 320 });
-    expect(firstSpeech(run(soft, {}, false))).toMatchObject({ onsetMs: 320 });
-  });
 
   it("does not count speech that may be hark's unvouched echo: echo alone is discarded, the user after it is kept", () => {
     // Echo louder than measured, in bursts (the reply pausing and playing on), then silence.
-    const echo: [number, number, ('doubtful' | 'clear')?][] = [
+    const echo: [number, number, 'doubtful'?][] = [
       [0.95, 256, 'doubtful'],
       [0.1, 160],
     ];

@@ -56,22 +56,6 @@ describe('EchoTrust', () => {
     expect(verdict.lossDb).toBeCloseTo(26, 0);
   });
 
-  it('a talker as loud as the echo, whose voice no filter cancels, does not take the measured loss down with it', () => {
-    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
-    play(trust, 90, 26);
-    // A third of a second of the user at the echo's own level (-46 dBFS): not beyond the echo
-    // predicted, and all of it left by the filter.
-    let verdict = trust.idle();
-    for (let i = 0; i < 20; i++) verdict = trust.cancelled(power(-46) * 2, power(-26), power(-46), 26);
-    expect(verdict.lossDb).toBeGreaterThan(16);
-  });
-
-  it('a filter that has come to cancel less (the echo path changed) has its loss measured anew, within seconds', () => {
-    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
-    play(trust, 90, 26);
-    expect(play(trust, 5000 / FRAME_MS, 8).lossDb).toBeLessThan(12);
-  });
-
   it('does not trust a filter that cancels poorly, however long it ran', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     expect(play(trust, 300, 8).trusted).toBe(false);
