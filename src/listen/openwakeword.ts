@@ -78,6 +78,8 @@ export class OpenWakeWord {
   private readonly stride: number;
   /** The last embeddings, one per step, enough for the classifier that reads the most. */
   private readonly historyFrames: number;
+  /** The most embeddings any classifier reads. */
+  private readonly classifierFrames: number;
   private history: Float32Array;
   private readonly warmupSteps: number;
   private queue: Int16Array[] = [];
@@ -113,7 +115,8 @@ export class OpenWakeWord {
     this.decider = new WakeDecider(this.models, options);
     this.stepSamples = features.stepSamples;
     this.stride = EMBEDDING_STRIDE_SAMPLES / this.stepSamples;
-    this.historyFrames = (Math.max(...classifiers.map((c) => c.frames)) - 1) * this.stride + 1;
+    this.classifierFrames = mostFrames(classifiers);
+    this.historyFrames = (this.classifierFrames - 1) * this.stride + 1;
     this.history = new Float32Array(this.historyFrames * EMBEDDING_SIZE);
     this.warmupSteps = WARMUP_SAMPLES / this.stepSamples;
     this.warmup = this.warmupSteps;
@@ -137,8 +140,7 @@ export class OpenWakeWord {
         classifiers.push(classifier);
       }
       const stepSamples = options.stepMs === undefined ? WAKE_STEP_SAMPLES : options.stepMs / MS_PER_SAMPLE;
-      const maxFrames = Math.max(...classifiers.map((c) => c.frames));
-      const features = new WakeFeatures(ort, melspectrogram, embedding, stepSamples, maxFrames);
+      const features = new WakeFeatures(ort, melspectrogram, embedding, stepSamples, mostFrames(classifiers));
       let denoiser: SpeexDenoiser | undefined;
       let denoiseError: string | undefined;
       if (options.denoise) {
@@ -326,7 +328,7 @@ export class OpenWakeWord {
    * computed yet are computed in one batch.
    */
   private async halfwayScores(step: number, stepsToNewest: number): Promise<Float32Array> {
-    const frames = Math.max(...this.classifiers.map((c) => c.frames));
+    const frames = this.classifierFrames;
     const wanted = Array.from({ length: frames }, (_, i) => step - i * this.stride);
     const missing = wanted.filter((n) => !this.halfway.has(n));
     if (missing.length > 0) {
@@ -351,4 +353,8 @@ export class OpenWakeWord {
     }
     return input;
   }
+}
+
+function mostFrames(classifiers: readonly WakeClassifier[]): number {
+  return Math.max(...classifiers.map((c) => c.frames));
 }

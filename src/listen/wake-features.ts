@@ -49,7 +49,7 @@ export class WakeFeatures {
   private context = new Float32Array(MEL_CONTEXT_SAMPLES);
   private readonly framesPerStep: number;
   private readonly historyFrames: number;
-  /** The last mel frames before the next step: the windows of its embeddings, and `lookbackFrames` more. */
+  /** The last mel frames before the next step: its embeddings' windows, and as far back as `halfwayBefore` reaches. */
   private history: Float32Array;
   /** The mel frames of the last steps given, and the history before them: what `halfwayBefore` reads. */
   private frames = new Float32Array(0);
