@@ -1,4 +1,5 @@
 import { MAX_CHUNK_MS, quietestCut } from './long-audio.js';
+import { PauseJudge } from './pause-judge.js';
 import type { FrameContext, ScoredFrame, SegmenterConfig, SegmenterEvent, Utterance } from './speech-events.js';
 
 /** Where a monologue without a real pause is cut: the quietest point of this last stretch before the limit. */
@@ -33,6 +34,7 @@ export class Segmenter {
   private lastVoicedAt = 0;
   private voicedSamples = 0;
   private silenceRunSamples = 0;
+  private readonly pauseJudge: PauseJudge;
   private utteranceId = 0;
   private overlapped = false;
   private tentativeOffered = false;
@@ -44,11 +46,14 @@ export class Segmenter {
     this.trailingSilenceMs = config.trailingSilenceMs ?? 200;
     this.minCutPauseMs = config.minCutPauseMs ?? 200;
     this.minPartSpeechMs = config.minPartSpeechMs ?? 1000;
+    this.pauseJudge = new PauseJudge(config);
   }
 
   push(frame: ScoredFrame, context: FrameContext = { speaking: false, listening: true }): SegmenterEvent[] {
     const frameStart = this.totalSamples;
     this.totalSamples += frame.samples.length;
+    const betweenWords = !this.inSpeech || this.silenceRunSamples > 0;
+    const level = this.pauseJudge.hear(frame.samples, betweenWords && !context.speaking);
     if (!context.listening) {
       this.reset();
       return [];
@@ -60,6 +65,7 @@ export class Segmenter {
         return [];
       }
       this.startSpeech(frame.samples, frameStart, frame.doubtful === true);
+      this.pauseJudge.begin(level);
       this.onsetAt = frame.capturedAt - this.ms(frame.samples.length);
       this.lastVoicedAt = frame.capturedAt;
       this.overlapped = context.speaking;
@@ -69,15 +75,10 @@ export class Segmenter {
     this.buffer.push(frame.samples);
     this.bufferSamples += frame.samples.length;
     const events: SegmenterEvent[] = [];
-    // Inside speech, the lower threshold keeps it going; once a pause has begun, only a frame that
-    // would start speech ends it (as Silero's own reference does): a breath or a click hovering
-    // between the two after the last word does not put the end of speech off.
-    const onset = context.speaking ? this.config.speakingStartThreshold : this.config.startThreshold;
-    if (frame.probability >= (this.silenceRunSamples > 0 ? onset : this.config.stopThreshold)) {
-      this.notePause();
-      // Only voiced frames count as speech (two clicks half a second apart are not half a second
-      // of speech), and only those that are not perhaps hark's own echo.
-      if (!frame.doubtful) this.voicedSamples += frame.samples.length;
+    const voicing = this.pauseJudge.judge(frame, level, context, this.silenceRunSamples > 0);
+    if (voicing.type === 'speech') {
+      this.notePause(voicing.heldSamples);
+      this.voicedSamples += voicing.voicedSamples;
       this.lastVoicedAt = frame.capturedAt;
       this.tentativeOffered = false;
       this.silenceRunSamples = 0;
@@ -86,11 +87,13 @@ export class Segmenter {
       this.silenceRunSamples += frame.samples.length;
       const silentMs = this.ms(this.silenceRunSamples);
       const endpoint = context.endpoint?.utteranceId === this.utteranceId ? context.endpoint.silenceMs : undefined;
-      if (silentMs >= (endpoint ?? this.config.endSilenceMs)) {
+      // A burst held inside the pause may be a word beginning: neither end nor guess on it.
+      const holding = voicing.type === 'held';
+      if (!holding && silentMs >= (endpoint ?? this.config.endSilenceMs)) {
         events.push(this.endSpeech());
         return events;
       }
-      if (this.offersTentative(silentMs)) events.push({ type: 'tentative', utterance: this.soFar() });
+      if (!holding && this.offersTentative(silentMs)) events.push({ type: 'tentative', utterance: this.soFar() });
       events.push({
         type: 'silence',
         id: this.utteranceId,
@@ -169,10 +172,11 @@ export class Segmenter {
   }
 
   /** A silence run just ended; one long enough is a place a monologue may be cut. */
-  private notePause(): void {
-    if (this.ms(this.silenceRunSamples) < this.minCutPauseMs) return;
+  private notePause(heldSamples: number): void {
+    const samples = this.silenceRunSamples - heldSamples;
+    if (this.ms(samples) < this.minCutPauseMs) return;
     const startSample = this.bufferSamples - this.frameSamplesOfLast() - this.silenceRunSamples;
-    this.pauses.push({ startSample, samples: this.silenceRunSamples, voicedBefore: this.voicedSamples });
+    this.pauses.push({ startSample, samples, voicedBefore: this.voicedSamples });
   }
 
   private frameSamplesOfLast(): number {

@@ -8,6 +8,7 @@ import { VAD_FRAME_SAMPLES } from '../../../src/listen/vad.js';
 import type { Vad } from '../../../src/pipeline/ports.js';
 import { MONOLOGUE, UTTERANCE, fixtureSamples } from '../../helpers/speech.js';
 import { tone } from '../../helpers/audio.js';
+import { speechFixture } from '../../helpers/speech-fixtures.js';
 
 const RATE = 16000;
 const config = { ...defaultConfig().vad, sampleRateHz: RATE } as ReturnType<typeof defaultConfig>['vad'] &
@@ -68,6 +69,35 @@ describe('Segmenter on real speech (Silero v5)', () => {
     expect(events.some((e) => e.type === 'discarded')).toBe(true);
   });
 
+  it('lip clicks after the last word, which Silero still scores as speech, put off neither the end of speech nor the guess at it', async () => {
+    // speech-a: the words end at 3950 ms (labelled); clicks at 4000–4050 and 4120–4190 ms score
+    // 0.69–0.94, and the model's score first falls under the stop threshold at 4192 ms.
+    const { samples, labels } = speechFixture('speech-a');
+    const endMs = labels.speech.at(-1)?.endMs ?? 0;
+    silero.reset();
+    const segmenter = new Segmenter({ ...config, speculateAfterMs: 150 });
+    let guessedAt: number | undefined;
+    const utterances: Utterance[] = [];
+    for (let at = 0; at + VAD_FRAME_SAMPLES <= samples.length; at += VAD_FRAME_SAMPLES) {
+      const frame = samples.subarray(at, at + VAD_FRAME_SAMPLES);
+      const capturedAt = ((at + VAD_FRAME_SAMPLES) / RATE) * 1000;
+      for (const event of segmenter.push({
+        samples: frame,
+        probability: await silero.probability(frame),
+        capturedAt,
+      })) {
+        if (event.type === 'tentative') guessedAt ??= capturedAt;
+        if (event.type === 'utterance') utterances.push(event.utterance);
+      }
+    }
+    expect(utterances).toHaveLength(1);
+    // Within two frames of the truth (by the model alone: 242 ms after it).
+    expect(Math.abs((utterances[0]?.speechEndedAt ?? 0) - endMs)).toBeLessThanOrEqual(64);
+    // The guess 150 ms into the pause, give or take the frames (by the model alone: 434 ms after the words).
+    expect(guessedAt).toBeDefined();
+    expect((guessedAt ?? 0) - endMs).toBeLessThanOrEqual(150 + 64);
+  });
+
   it('the energy VAD alone still finds the recorded sentence', async () => {
     const samples = await fixtureSamples(UTTERANCE);
     const found = utterancesOf(await segmentAll(samples, new EnergyVad(config.energyGateDbfs)));
@@ -84,7 +114,8 @@ describe('Segmenter on scored frames', () => {
     let marker = 0;
     for (const [probability, ms, doubtful] of script) {
       for (let i = 0; i < Math.round(ms / FRAME_MS); i++) {
-        const samples = new Int16Array(VAD_FRAME_SAMPLES).fill(++marker % 30000);
+        // Each frame its own level, all far above any room's noise floor: the probability decides.
+        const samples = new Int16Array(VAD_FRAME_SAMPLES).fill(1000 + (++marker % 20000));
         const frame = { samples, probability, capturedAt: marker * FRAME_MS };
         events.push(...segmenter.push(doubtful ? { ...frame, doubtful: true } : frame));
       }
@@ -120,9 +151,10 @@ describe('Segmenter on scored frames', () => {
       [0, 1000],
     ]);
     expect(utterancesOf(events)).toEqual([]);
+    // The second click, inside the pause and shorter than a word, is not speech at all.
     const longest = Math.max(...events.flatMap((e) => (e.type === 'speech' ? [e.durationMs] : [0])));
-    expect(longest).toBe(64);
-    expect(events.find((e) => e.type === 'discarded')).toMatchObject({ voicedMs: 64 });
+    expect(longest).toBe(32);
+    expect(events.find((e) => e.type === 'discarded')).toMatchObject({ voicedMs: 32 });
   });
 
   it('a breath after the last word, scored between the two thresholds, does not put the end of speech off', () => {
@@ -148,6 +180,86 @@ describe('Segmenter on scored frames', () => {
     const utterances = utterancesOf(events);
     expect(utterances).toHaveLength(1);
     expect(utterances[0]?.speechEndedAt).toBe(1088);
+  });
+
+  /** Frames from a script of `[probability, milliseconds, amplitude]` stretches: here the level matters too. */
+  function runLevels(
+    script: [number, number, number][],
+    context = { speaking: false, listening: true },
+  ): { events: SegmenterEvent[]; at: number[] } {
+    const segmenter = new Segmenter({ ...config, speculateAfterMs: 150 });
+    const events: SegmenterEvent[] = [];
+    const at: number[] = [];
+    let frames = 0;
+    for (const [probability, ms, amplitude] of script) {
+      for (let i = 0; i < Math.round(ms / FRAME_MS); i++) {
+        const capturedAt = ++frames * FRAME_MS;
+        const samples = new Int16Array(VAD_FRAME_SAMPLES).fill(amplitude);
+        for (const event of segmenter.push({ samples, probability, capturedAt }, context)) {
+          events.push(event);
+          at.push(capturedAt);
+        }
+      }
+    }
+    return { events, at };
+  }
+  const FLOOR = 6; // -75 dBFS
+  const WORDS = 1500; // -27 dBFS
+  const CLICK = 150; // -47 dBFS
+  /** 1280 ms of words ending at 1600 ms, a frame at the floor that the model still scores 0.8, two clicks, then silence. */
+  const AFTER_THE_WORDS: [number, number, number][] = [
+    [0, 320, FLOOR],
+    [0.99, 1280, WORDS],
+    [0.8, 32, FLOOR],
+    [0.94, 64, CLICK],
+    [0.9, 64, FLOOR],
+    [0.76, 64, CLICK],
+    [0.2, 800, FLOOR],
+  ];
+  const guessAt = ({ events, at }: ReturnType<typeof runLevels>) => at[events.findIndex((e) => e.type === 'tentative')];
+
+  it('a frame at the noise floor begins a pause whatever the model says, and clicks inside it are not speech', () => {
+    const run = runLevels(AFTER_THE_WORDS);
+    const [utterance, ...rest] = utterancesOf(run.events);
+    expect(rest).toEqual([]);
+    expect(utterance?.speechEndedAt).toBe(1600);
+    // Five frames (160 ms) into the pause, not after the clicks (1984 ms by the model alone).
+    expect(guessAt(run)).toBe(1760);
+  });
+
+  it('while hark speaks, the level plays no part (the canceller leaves the gaps between words at the floor)', () => {
+    const run = runLevels(AFTER_THE_WORDS, { speaking: true, listening: true });
+    expect(utterancesOf(run.events)[0]?.speechEndedAt).toBe(1824);
+    expect(guessAt(run)).toBe(1984);
+  });
+
+  it('in a loud room, where speech itself comes near the floor, the model alone decides', () => {
+    // Noise at -61 dBFS (7 s for the floor to rise to it), speech 6 dB over it, and a stretch of
+    // speech at the floor the model is sure of.
+    const run = runLevels([
+      [0, 7040, 30],
+      [0.99, 640, 60],
+      [0.9, 224, 32],
+      [0.99, 640, 60],
+      [0.1, 800, 30],
+    ]);
+    expect(utterancesOf(run.events)).toHaveLength(1);
+    expect(guessAt(run)).toBe(7040 + 640 + 224 + 640 + 160);
+  });
+
+  it('inside a pause, a burst as long as a short word is speech again, a click is not', () => {
+    const withBurst = (ms: number) =>
+      utterancesOf(
+        runLevels([
+          [0, 320, FLOOR],
+          [0.99, 640, WORDS],
+          [0.1, 320, FLOOR],
+          [0.99, ms, WORDS],
+          [0.1, 800, FLOOR],
+        ]).events,
+      );
+    expect(withBurst(96).map((u) => u.speechEndedAt)).toEqual([320 + 640 + 320 + 96]);
+    expect(withBurst(64).map((u) => u.speechEndedAt)).toEqual([320 + 640]);
   });
 
   it('cuts a monologue at its latest pause of 200 ms or more, leaving speech for the next part', () => {
