@@ -32,8 +32,9 @@ export type Voicing =
  * reference does), so a breath hovering between the two does not. But Silero's score lags the
  * sound: after the last word its state goes on scoring lip clicks high for a fifth of a second.
  * So, for a talker well over the room's noise and while hark is not speaking, a frame at the
- * room's noise floor begins a pause whatever the model says, and inside a pause a burst must last
- * `minResumeMs` to be speech again: a click lasts 30–70 ms, a word longer. Only frames that are
+ * room's noise floor begins a pause whatever the model says, and inside a pause that has reached
+ * the floor a burst must last `minResumeMs` to be speech again: a click lasts 30–70 ms, a word
+ * longer. Only frames that are
  * not perhaps hark's own echo count as the user's speech.
  */
 export class PauseJudge {
@@ -44,6 +45,8 @@ export class PauseJudge {
   private peakDb = -Infinity;
   private heldSamples = 0;
   private heldVoicedSamples = 0;
+  /** The pause under way has reached the room's floor: sound in it is held until it lasts. */
+  private silentPause = false;
 
   constructor(private readonly config: SegmenterConfig) {
     this.quietMarginDb = config.quietMarginDb ?? 6;
@@ -72,6 +75,7 @@ export class PauseJudge {
     this.peakDb = level.db;
     this.heldSamples = 0;
     this.heldVoicedSamples = 0;
+    this.silentPause = false;
   }
 
   judge(frame: ScoredFrame, level: FrameLevel, context: FrameContext, paused: boolean): Voicing {
@@ -82,6 +86,7 @@ export class PauseJudge {
     if (quiet || frame.probability < (paused ? onset : this.config.stopThreshold)) {
       this.heldSamples = 0;
       this.heldVoicedSamples = 0;
+      this.silentPause = (paused && this.silentPause) || quiet;
       return { type: 'pause' };
     }
     const heldBefore = this.heldSamples;
@@ -89,10 +94,13 @@ export class PauseJudge {
     if (!frame.doubtful) this.heldVoicedSamples += frame.samples.length;
     this.peakDb = Math.max(this.peakDb, level.db);
     const lastsMs = (this.heldSamples / this.config.sampleRateHz) * 1000;
-    if (paused && byLevel && lastsMs < this.minResumeMs) return { type: 'held' };
+    // Only in a pause that went down to the floor: where the model alone found the pause (its
+    // score hovering near the thresholds inside speech), a frame over the start threshold resumes.
+    if (paused && byLevel && this.silentPause && lastsMs < this.minResumeMs) return { type: 'held' };
     const voicing: Voicing = { type: 'speech', voicedSamples: this.heldVoicedSamples, heldSamples: heldBefore };
     this.heldSamples = 0;
     this.heldVoicedSamples = 0;
+    this.silentPause = false;
     return voicing;
   }
 }
