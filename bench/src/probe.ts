@@ -66,7 +66,10 @@ export function probeHttp(): { moments: HttpMoment[]; stop(): void } {
         if (chunked.has(request)) return;
         chunked.add(request);
       }
-      moments.push({ ...moment(), channel: channel as HttpMoment['channel'], path: request.path ?? '' });
+      // A request's creation only places the hand-over; reading schedstat there would put the
+      // probe's own file read inside the window it measures.
+      const at = channel === 'create' ? { atMs: monotonicMs(), waitMs: NaN } : moment();
+      moments.push({ ...at, channel: channel as HttpMoment['channel'], path: request.path ?? '' });
     };
     subscribe(name, handler);
     return () => unsubscribe(name, handler);

@@ -79,6 +79,7 @@ export interface StreamedResponse {
 export class Transport {
   private readonly pools: Pools;
   private readonly base: URL;
+  private readonly urls = new Map<string, URL>();
   private readonly apiKey: string;
   private readonly retry: RetryPolicy;
   private readonly timeouts: Timeouts;
@@ -259,12 +260,19 @@ export class Transport {
     return response;
   }
 
+  /** Each endpoint's URL, resolved once (a turn's requests lie between the user's last word and hark's first). */
+  private urlOf(path: string): URL {
+    const url = this.urls.get(path) ?? new URL(path.replace(/^\//, ''), this.base);
+    this.urls.set(path, url);
+    return url;
+  }
+
   private async send(
     options: CallOptions,
     signal: AbortSignal | undefined,
     headersTimeoutMs: number,
   ): Promise<Dispatcher.ResponseData> {
-    const url = new URL(options.path.replace(/^\//, ''), this.base);
+    const url = this.urlOf(options.path);
     const headers: Record<string, string> = {
       'user-agent': USER_AGENT,
       accept: options.accept ?? 'application/json',
