@@ -34,8 +34,7 @@ export type Voicing =
  * So, for a talker well over the room's noise and while hark is not speaking, a frame at the
  * room's noise floor begins a pause whatever the model says, and inside a pause that has reached
  * the floor a burst must last `minResumeMs` to be speech again: a click lasts 30–70 ms, a word
- * longer. Only frames that are
- * not perhaps hark's own echo count as the user's speech.
+ * longer. Only frames that are not perhaps hark's own echo count as the user's speech.
  */
 export class PauseJudge {
   private readonly floor = new NoiseFloor();

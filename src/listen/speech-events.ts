@@ -20,7 +20,7 @@ export interface SegmenterConfig {
   minPartSpeechMs?: number;
   /** While hark is silent, for a talker well over the room, a frame within this many dB of its noise floor is a pause whatever the VAD says (default 6). */
   quietMarginDb?: number;
-  /** Inside a pause, voiced frames must last this long to be speech again, not a click (default 90). */
+  /** Inside a pause that reached the room's floor, voiced frames must last this long to be speech again, not a click (default 90). */
   minResumeMs?: number;
   /** This far into a pause, the speech so far is offered as a tentative utterance (none when absent). */
   speculateAfterMs?: number;
