@@ -114,8 +114,7 @@ describe('Segmenter on scored frames', () => {
     let marker = 0;
     for (const [probability, ms, doubtful] of script) {
       for (let i = 0; i < Math.round(ms / FRAME_MS); i++) {
-        // Each frame its own level, all far above any room's noise floor: the probability decides.
-        const samples = new Int16Array(VAD_FRAME_SAMPLES).fill(1000 + (++marker % 20000));
+        const samples = new Int16Array(VAD_FRAME_SAMPLES).fill(++marker % 30000);
         const frame = { samples, probability, capturedAt: marker * FRAME_MS };
         events.push(...segmenter.push(doubtful ? { ...frame, doubtful: true } : frame));
       }

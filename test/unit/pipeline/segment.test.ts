@@ -17,16 +17,13 @@ const CONFIG = {
   minSpeechMs: 30,
   endSilenceMs: 30,
   preRollMs: 20,
-  // One frame of speech after a pause is speech again (at 16 kHz a click's few frames are not).
-  minResumeMs: 10,
 };
 const frame = (probability: number, marker: number): ScoredFrame => ({
   samples: new Int16Array(10).fill(marker),
   probability,
   capturedAt: 0,
 });
-/** Speech and the in-between frame at speaking levels, silence digital: the room's noise floor plays no part here. */
-const FRAMES = { s: frame(0.9, 3000), q: frame(0.1, 0), m: frame(0.6, 2000) };
+const FRAMES = { s: frame(0.9, 1), q: frame(0.1, 0), m: frame(0.6, 2) };
 const summary = (event: SegmenterEvent): string => {
   switch (event.type) {
     case 'speech':
