@@ -59,9 +59,11 @@ export class PauseJudge {
    */
   hear(samples: Int16Array, roomAlone: boolean): FrameLevel {
     const half = samples.length >> 1;
+    const [first, second] = [rms(samples, 0, half), rms(samples, half)];
+    // The whole frame's power is the mean of its halves' (two equal halves of an even frame).
     const level = {
-      db: dbfs(rms(samples)),
-      quieterHalfDb: Math.min(dbfs(rms(samples, 0, half)), dbfs(rms(samples, half))),
+      db: dbfs(Math.sqrt((first * first + second * second) / 2)),
+      quieterHalfDb: dbfs(Math.min(first, second)),
     };
     // After digital silence the room is learnt afresh: the device, or the file, may be another.
     if (level.db <= DIGITAL_SILENCE_DBFS) this.floor.reset();
