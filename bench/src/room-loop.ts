@@ -317,6 +317,7 @@ export class RoomLoop {
           queue: false,
           shutdown: this.shutdown,
           now: () => clock.now(),
+          later: clock,
         }),
       )
       .subscribe({

@@ -147,6 +147,7 @@ function run(
         player: result.player,
         earcons: result.earcons,
         logger: silentLogger,
+        later: scheduler,
         queue: options.queue ?? false,
         wake: options.wake,
         shutdown: options.shutdown ? hot(options.shutdown) : NEVER,
