@@ -16,6 +16,7 @@ import { immediateScheduler } from '../../dist/system/immediate-scheduler.js';
 import type { Turn } from '../../dist/dialog/turn.js';
 import { createService, type Service } from '../../dist/service/index.js';
 import type { SimTiming } from '../../dist/sim/context.js';
+import type { SimOptions } from '../../dist/sim/server.js';
 import { silentLogger } from '../../dist/system/logger.js';
 import { RemoteSim } from './sim-client.js';
 import { monotonicMs } from './stats.js';
@@ -37,6 +38,8 @@ export interface Loop {
 /** hark's real voice loop (Silero, service clients, file player) against a stand-in in its own process. */
 export async function startLoop(options: {
   timing: Partial<SimTiming>;
+  /** The stand-in's voice: espeak-ng where installed (auto), or its synthetic one, made in no time. */
+  voice?: SimOptions['voice'];
   source: (realtime: boolean) => Observable<Buffer>;
   realtime: boolean;
   earcons?: boolean;
@@ -45,7 +48,7 @@ export async function startLoop(options: {
   /** Settings other than the defaults, for comparing them. */
   adjust?: (config: HarkConfig) => void;
 }): Promise<Loop> {
-  const sim = await RemoteSim.start({ timing: options.timing });
+  const sim = await RemoteSim.start({ timing: options.timing, voice: options.voice });
   const config = defaultConfig();
   options.adjust?.(config);
   const service = createService(config, { baseUrl: sim.url, apiKey: sim.apiKey }, silentLogger);
