@@ -12,7 +12,6 @@ import { assistant } from '../../dist/pipeline/assistant.js';
 import type { AssistantEvent } from '../../dist/pipeline/events.js';
 import { servicePorts } from '../../dist/app/service-ports.js';
 import { warmUp } from '../../dist/app/warm-up.js';
-import { immediateScheduler } from '../../dist/system/immediate-scheduler.js';
 import type { Turn } from '../../dist/dialog/turn.js';
 import { createService, type Service } from '../../dist/service/index.js';
 import type { SimTiming } from '../../dist/sim/context.js';
@@ -75,7 +74,6 @@ export async function startLoop(options: {
       queue: !options.realtime,
       shutdown: NEVER,
       now: monotonicMs,
-      later: immediateScheduler,
     }),
     tap((event) => {
       if (event.type !== 'turn') return;

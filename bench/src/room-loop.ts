@@ -317,7 +317,6 @@ export class RoomLoop {
           queue: false,
           shutdown: this.shutdown,
           now: () => clock.now(),
-          later: clock,
         }),
       )
       .subscribe({

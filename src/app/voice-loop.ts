@@ -15,7 +15,6 @@ import { VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
 import { assistant } from '../pipeline/assistant.js';
 import type { AssistantEvent } from '../pipeline/events.js';
 import type { Service } from '../service/index.js';
-import { immediateScheduler } from '../system/immediate-scheduler.js';
 import type { Logger } from '../system/logger.js';
 import { logEvents } from './log-events.js';
 import { setUpEcho } from './echo.js';
@@ -145,7 +144,6 @@ export async function startVoiceLoop(
       stops,
       metering: options.metering,
       now: () => performance.now(),
-      later: immediateScheduler,
     }),
     logEvents(logger),
     share(),

@@ -13,7 +13,6 @@ import { answerQuery } from '../pipeline/answer-query.js';
 import type { Player } from '../pipeline/ports.js';
 import { speakableText } from '../pipeline/speakable-text.js';
 import { splitSentences } from '../pipeline/split-sentences.js';
-import { immediateScheduler } from '../system/immediate-scheduler.js';
 import { speechRequest } from './configured-voice.js';
 
 const SAMPLE: ReplyEvent[] = [
@@ -68,7 +67,6 @@ async function warmTurn(speech: WarmUpConfig['speech']): Promise<void> {
     player: silentPlayer(speech.sampleRateHz),
     earcons: silentEarcons,
     now: () => performance.now(),
-    later: immediateScheduler,
   });
   const at = performance.now();
   const transcript: Transcript = {

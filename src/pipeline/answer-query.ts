@@ -1,20 +1,6 @@
-import {
-  ReplaySubject,
-  connectable,
-  defer,
-  delayWhen,
-  finalize,
-  subscribeOn,
-  switchMap,
-  take,
-  tap,
-  type Observable,
-  type SchedulerLike,
-} from 'rxjs';
+import { defer, delayWhen, switchMap, take, tap, type Observable } from 'rxjs';
 import type { HarkConfig } from '../config/schema.js';
-import type { ReplyEvent } from '../contract/reply.js';
 import { messagesFor, queryText, type Conversation } from '../dialog/conversation.js';
-import type { ToolActivity } from '../dialog/tool-calls.js';
 import { TurnRecorder } from '../dialog/turn-recorder.js';
 import type { Query } from '../dialog/turn.js';
 import type { Sentence } from '../speak/sentences.js';
@@ -36,12 +22,6 @@ export interface AnswerDeps {
   player: Player;
   earcons: Earcons;
   now: () => number;
-  /**
-   * Where a turn is set up once its reply request has been made: late enough for the request to
-   * be written first (undici writes on a reused connection at the event loop's next check
-   * phase), so the user does not wait for it. Tests pass their virtual scheduler.
-   */
-  later: SchedulerLike;
 }
 
 /**
@@ -61,15 +41,7 @@ export function answerQuery(deps: AnswerDeps): (query: Query, control: TurnContr
             recorder.synthesis(sentence);
             return deps.synthesizer.synthesize(sentence.text).pipe(tap(() => recorder.audio()));
           });
-        // The request is made first; the rest of the turn is set up after it has been written
-        // (`later`), while it travels: the user is waiting from here. What comes back
-        // meanwhile (an error, even) is kept for it.
-        const reply = connectable(deps.replyModel.reply(messagesFor(remembered, text, query.audio)), {
-          connector: () => new ReplaySubject<ReplyEvent | ToolActivity>(),
-          resetOnDisconnect: false,
-        });
-        const requesting = reply.connect();
-        const turn = reply.pipe(
+        return deps.replyModel.reply(messagesFor(remembered, text, query.audio)).pipe(
           tap((event) => recorder.reply(event)),
           reportTools(query.transcript.utteranceId, now, (reply) =>
             reply.pipe(
@@ -83,10 +55,6 @@ export function answerQuery(deps: AnswerDeps): (query: Query, control: TurnContr
               recordTurn({ recorder, player, earcons, cut, start, text: spoken, now }),
             ),
           ),
-        );
-        return turn.pipe(
-          subscribeOn(deps.later),
-          finalize(() => requesting.unsubscribe()),
         );
       }),
     );

@@ -19,7 +19,6 @@ import {
   withLatestFrom,
   type Observable,
   type OperatorFunction,
-  type SchedulerLike,
 } from 'rxjs';
 import type { HarkConfig } from '../config/schema.js';
 import { afterSaying, afterTurn, afterVerdict, newConversation, type Conversation } from '../dialog/conversation.js';
@@ -83,8 +82,6 @@ export interface AssistantDeps {
   /** Whether anyone looks at the meters (a status page): while false, none are made. */
   metering?: Observable<boolean> | undefined;
   now: () => number;
-  /** Where a turn is set up once its reply request has been made (see AnswerDeps). */
-  later: SchedulerLike;
 }
 
 /**
@@ -203,7 +200,6 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         player,
         earcons,
         now,
-        later: deps.later,
       });
       const turns = verdicts.pipe(
         takeTurns(answer, {

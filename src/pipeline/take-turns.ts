@@ -10,11 +10,11 @@ import {
   map,
   merge,
   of,
+  shareReplay,
   take,
   takeUntil,
   tap,
   type Observable,
-  type Subscription,
   type OperatorFunction,
 } from 'rxjs';
 import type { Interruption, Query, Transcript } from '../dialog/turn.js';
@@ -105,38 +105,31 @@ export function takeTurns(
           running = { utteranceId, follows: tentative || query.audio !== undefined };
           if (query.audio) heardFromRecording.add(utteranceId);
           let started = !tentative;
-          // Listened for from the start: the turn sets itself up a moment later (see answerQuery),
-          // and a confirmation, a cut or the words may come before it does, or while the reply plays.
-          const listening: Subscription[] = [];
-          const fromStart = <T>(source: Observable<T>): Observable<T> => {
-            const kept = connectable(source, { connector: () => new ReplaySubject<T>(1), resetOnDisconnect: false });
-            listening.push(kept.connect());
-            return kept;
-          };
           const start = tentative
-            ? fromStart(
-                confirmations.pipe(
-                  filter(({ query: confirmed }) => confirmed.transcript.utteranceId === utteranceId),
-                  take(1),
-                  map(({ query: confirmed }) => confirmed.transcript),
-                  tap(() => (started = true)),
-                ),
+            ? confirmations.pipe(
+                filter(({ query: confirmed }) => confirmed.transcript.utteranceId === utteranceId),
+                take(1),
+                map(({ query: confirmed }) => confirmed.transcript),
+                tap(() => (started = true)),
+                shareReplay(1),
               )
             : of(query.transcript);
-          const text = query.audio
-            ? fromStart(
-                options.texts.pipe(
+          // Listened for from the start: the transcript may come while the reply plays.
+          const text = connectable(
+            query.audio
+              ? options.texts.pipe(
                   filter((heard) => heard.utteranceId === utteranceId),
                   map((heard) => heard.text),
                   take(1),
-                ),
-              )
-            : of(query.text);
-          const cut = fromStart(cutFor(query).pipe(take(1)));
-          const control = { cut, start, text, droppedReplies: droppedReplies.get(utteranceId) ?? 0 };
+                )
+              : of(query.text),
+            { connector: () => new ReplaySubject<string>(1), resetOnDisconnect: false },
+          );
+          const listening = text.connect();
+          const control = { cut: cutFor(query), start, text, droppedReplies: droppedReplies.get(utteranceId) ?? 0 };
           return answer(query, control).pipe(
             finalize(() => {
-              for (const subscription of listening) subscription.unsubscribe();
+              listening.unsubscribe();
               running = undefined;
               if (started) droppedReplies.delete(utteranceId);
               else droppedReplies.set(utteranceId, control.droppedReplies + 1);

@@ -282,8 +282,7 @@ export class Transport {
     if (length !== undefined) headers['content-length'] = String(length);
     if (options.auth === 'x-api-key') headers['x-api-key'] = this.apiKey;
     else headers.authorization = `Bearer ${this.apiKey}`;
-    const pool = this.pools.opened(url.origin) ?? (await this.pools.of(url.origin));
-    return pool.request({
+    return (await this.pools.of(url.origin)).request({
       path: url.pathname + url.search,
       method: 'POST',
       headers,

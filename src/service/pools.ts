@@ -22,14 +22,6 @@ export class Pools {
 
   constructor(private readonly options: PoolsOptions) {}
 
-  /**
-   * The pool of an origin already opened, at once: a request sent through it is written before
-   * the caller's next line runs (a turn's reply request, before the rest of the turn is built).
-   */
-  opened(origin: string): Pool | undefined {
-    return this.closing.signal.aborted ? undefined : this.pools.get(origin);
-  }
-
   async of(origin: string): Promise<Pool> {
     const { Pool } = await loadUndici();
     if (this.closing.signal.aborted) throw new Error('the service client is closed');

@@ -147,7 +147,6 @@ function run(
         player: result.player,
         earcons: result.earcons,
         logger: silentLogger,
-        later: scheduler,
         queue: options.queue ?? false,
         wake: options.wake,
         shutdown: options.shutdown ? hot(options.shutdown) : NEVER,
