@@ -44,3 +44,27 @@ export async function setUpEcho(
     return { canceller: undefined, bargeIn: { ...config.bargeIn, minSpeechMs } };
   }
 }
+
+const tenths = (value: number | null): number | null => (value === null ? null : Math.round(value * 10) / 10);
+
+/**
+ * What the echo canceller knew when speech over hark was judged (paused, resumed, confirmed):
+ * whether it could be trusted, the loudest echo hark's playing could make, how far below that
+ * it leaves hark's voice, and the levels of its last frame. Read when the judgement is logged,
+ * so it may be a frame or two past the one judged. Tells hark's own voice taken for the user's
+ * apart from the user's missed.
+ */
+export function logEchoAtBargeIn(logger: Logger, phase: string, canceller: AcousticEchoCanceller): void {
+  const verdict = canceller.lastVerdict();
+  const state = canceller.state();
+  logger.debug('echo.at-barge-in', {
+    phase,
+    trusted: verdict.trusted,
+    predictedDbfs: tenths(verdict.predictedDbfs),
+    lossDb: tenths(verdict.lossDb),
+    delayMs: Math.round(state.delayMs),
+    micDbfs: tenths(state.micDbfs),
+    outDbfs: tenths(state.outDbfs),
+    echoDbfs: tenths(state.echoDbfs),
+  });
+}

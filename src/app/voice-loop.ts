@@ -17,7 +17,7 @@ import type { AssistantEvent } from '../pipeline/events.js';
 import type { Service } from '../service/index.js';
 import type { Logger } from '../system/logger.js';
 import { logEvents } from './log-events.js';
-import { setUpEcho } from './echo.js';
+import { logEchoAtBargeIn, setUpEcho } from './echo.js';
 import { warmUp } from './warm-up.js';
 import { servicePorts } from './service-ports.js';
 import { startTools, type ToolsOptions } from './tools.js';
@@ -144,6 +144,9 @@ export async function startVoiceLoop(
       stops,
       metering: options.metering,
       now: () => performance.now(),
+    }),
+    tap((event) => {
+      if (event.type === 'interruption' && echo.canceller) logEchoAtBargeIn(logger, event.phase, echo.canceller);
     }),
     logEvents(logger),
     share(),

@@ -326,6 +326,11 @@ describe('hark hearing its own voice through a real sound server', () => {
     // It was the user who cut it, not hark's own echo before the user spoke.
     expect(Date.parse(String(bargeIn.time))).toBeGreaterThan(userFrom);
     expect(events.slice(seen).filter((e) => e.event === 'barge-in')).toHaveLength(1);
+    // What the canceller knew when the barge-in was judged is in the log (printed above when this test fails).
+    expect(events.slice(seen).find((e) => e.event === 'echo.at-barge-in' && e.phase === 'confirmed')).toMatchObject({
+      trusted: expect.any(Boolean),
+      delayMs: expect.any(Number),
+    });
     console.log(
       `with the echo fed back 6 dB below the user: barge-in ${String(bargeIn.onsetToStopMs)} ms from the onset hark detected to the cut`,
     );
