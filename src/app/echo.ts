@@ -1,6 +1,7 @@
 import { AcousticEchoCanceller, ECHO_FRAME_SAMPLES } from '../audio/echo/echo-canceller.js';
 import type { ClockedPlayer } from '../audio/player.js';
 import type { HarkConfig } from '../config/schema.js';
+import type { BargeInPhase } from '../dialog/barge-in.js';
 import { VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
 import type { Logger } from '../system/logger.js';
 
@@ -54,7 +55,7 @@ const tenths = (value: number | null): number | null => (value === null ? null :
  * so it may be a frame or two past the one judged. Tells hark's own voice taken for the user's
  * apart from the user's missed.
  */
-export function logEchoAtBargeIn(logger: Logger, phase: string, canceller: AcousticEchoCanceller): void {
+export function logEchoAtBargeIn(logger: Logger, phase: BargeInPhase, canceller: AcousticEchoCanceller): void {
   const verdict = canceller.lastVerdict();
   const state = canceller.state();
   logger.debug('echo.at-barge-in', {
