@@ -24,8 +24,10 @@ export interface ScoreVoiceOptions {
 const ABOVE_PREDICTED_ECHO_DB = 6;
 /**
  * Once the canceller has converged, what it leaves of hark's voice lies its measured loss below
- * the echo it took out. A frame within this much of that residual (or under `ownVoiceBelowDb`
- * below the echo, whichever is deeper) is still hark's; the loss counts up to LOSS_CAP_DB.
+ * the echo it took out. A frame within this much of that residual is still hark's, however
+ * little the canceller takes out (through a real sound server it took 9 dB, and a fixed mark of
+ * 12 dB let its residual through as speech); the loss counts up to LOSS_CAP_DB. Before the loss
+ * is measured, `ownVoiceBelowDb` is the mark.
  */
 const ABOVE_RESIDUAL_DB = 6;
 const LOSS_CAP_DB = 30;
@@ -49,8 +51,11 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
     if (frame.echoTrusted === false) {
       return frame.echoPredictedDbfs === null || level < (frame.echoPredictedDbfs ?? -120) + ABOVE_PREDICTED_ECHO_DB;
     }
-    const residualBelowDb = Math.min(frame.echoLossDb ?? 0, LOSS_CAP_DB) - ABOVE_RESIDUAL_DB;
-    return level < frame.echoDbfs - Math.max(options.ownVoiceBelowDb, residualBelowDb);
+    const belowDb =
+      frame.echoLossDb === null || frame.echoLossDb === undefined
+        ? options.ownVoiceBelowDb
+        : Math.min(frame.echoLossDb, LOSS_CAP_DB) - ABOVE_RESIDUAL_DB;
+    return level < frame.echoDbfs - belowDb;
   };
   const score = (frame: Frame): Observable<ScoredFrame> => {
     try {

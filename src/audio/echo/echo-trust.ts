@@ -9,7 +9,10 @@ import { NO_ECHO_DBFS } from '../frames.js';
 export interface EchoVerdict {
   /** Something hark played is within the filter's reach: its echo may be in the frame. */
   possible: boolean;
-  /** The filter has converged since the echo path last changed: what it took out is the echo, and what it left is not. */
+  /**
+   * The filter has converged since the echo path last changed and still takes enough out of
+   * hark's words: what it took out is the echo, and what it left is not.
+   */
   trusted: boolean;
   /**
    * The loudest the echo may be in this frame, dBFS: the loudest of what was played in the
@@ -19,7 +22,9 @@ export interface EchoVerdict {
   predictedDbfs: number | null;
   /**
    * How far below the echo it takes out the filter leaves hark's voice, dB: its echo return loss
-   * enhancement on the frames that held nothing but the echo. Null until measured.
+   * enhancement on the frames that held nothing but the echo (the median over the last seconds
+   * of hark's words, else, before there are enough, smoothed over all of them). Null until
+   * converged and measured.
    */
   lossDb: number | null;
 }
@@ -46,6 +51,20 @@ const CONVERGED_MIN_FRAMES = 60;
  * the last RECHECK_FRAMES frames of sound, words among them, is at least CONVERGED_ERLE_DB.
  */
 const RECHECK_FRAMES = 12;
+/**
+ * A filter that takes less than this out of hark's voice cannot vouch for what it leaves,
+ * however well its last few frames went: the echo path changed under it (a sound server's
+ * loopback that resamples, a player restarted with another latency) and it has not caught up.
+ * Two measures of it: after a pause, the smoothed loss over the last half second of hark's
+ * voice alone must be at least this before the filter is trusted again; and at any time, the
+ * median over the last WORD_LOSS_FRAMES frames of hark's words alone (at least
+ * WORD_LOSS_MIN_FRAMES of them). A median, because the user talking over hark for a moment (as
+ * loud as the echo, so not told apart by level) pulls a mean of powers down at once, and would
+ * make their own words count as hark's.
+ */
+const POOR_LOSS_DB = 10;
+const WORD_LOSS_FRAMES = 120;
+const WORD_LOSS_MIN_FRAMES = 30;
 
 /** The frames a recheck is judged on hold words when what was played in them is at most this far below its mean power (6 dB). */
 const WORDS_BELOW_MEAN = 4;
@@ -85,6 +104,8 @@ export class EchoTrust {
   private path = { mic: 0, reference: 0, frames: 0 };
   /** Mean power of the microphone and of what the filter left, smoothed over the frames that held only the echo. */
   private echoOnly = { mic: 0, out: 0, frames: 0 };
+  /** How much the filter took out of each of the last frames of hark's words alone, dB, oldest first. */
+  private readonly wordLosses: number[] = [];
   /** Power of the reference in the last frames (newest last): what echoes into the frame being judged. */
   private readonly recent: number[] = [];
 
@@ -111,12 +132,18 @@ export class EchoTrust {
     this.remember(referencePower);
     if (referencePower >= REFERENCE_FLOOR) {
       this.trained++;
-      if (!this.beyondEcho(micPower)) this.learnLoss(micPower, outPower);
+      if (!this.beyondEcho(micPower)) {
+        this.learnLoss(micPower, outPower);
+        if (referencePower >= this.path.reference / WORDS_BELOW_MEAN) {
+          this.wordLosses.push(10 * Math.log10((micPower + 1) / (outPower + 1)));
+          if (this.wordLosses.length > WORD_LOSS_FRAMES) this.wordLosses.shift();
+        }
+      }
       this.learnPath(micPower, referencePower);
       keepLast(this.lately, { mic: micPower, out: outPower, reference: referencePower });
     }
     this.converged ||= this.trained >= CONVERGED_MIN_FRAMES && (erleDb ?? 0) >= CONVERGED_ERLE_DB && this.cancelsWell();
-    if (this.rechecking && this.cancelsWell() && this.heldWords()) this.rechecking = false;
+    if (this.rechecking && this.cancelsWell() && this.heldWords() && !this.cancelsPoorly()) this.rechecking = false;
     return { possible: true, trusted: this.trusted(), predictedDbfs: this.predictedDbfs(), lossDb: this.lossDb() };
   }
 
@@ -131,6 +158,7 @@ export class EchoTrust {
     this.trained = 0;
     this.rechecking = false;
     this.lately.length = 0;
+    this.wordLosses.length = 0;
   }
 
   /** Everything is forgotten, the echo path's loss too (another device). */
@@ -156,8 +184,27 @@ export class EchoTrust {
     return mean >= this.path.reference / WORDS_BELOW_MEAN;
   }
 
+  /** Over the last half second or so of hark's voice alone, the filter took out less than POOR_LOSS_DB (smoothed powers). */
+  private cancelsPoorly(): boolean {
+    const loss = this.echoOnly;
+    return loss.frames >= LOSS_MIN_FRAMES && lossOf(loss) < POOR_LOSS_DB;
+  }
+
+  /** Most of the last seconds of hark's words alone, the filter took out less than POOR_LOSS_DB. */
+  private wordsCancelledPoorly(): boolean {
+    const loss = this.wordLoss();
+    return loss !== null && loss < POOR_LOSS_DB;
+  }
+
+  /** The median of what the filter took out of the last frames of hark's words alone, dB; null before there are enough. */
+  private wordLoss(): number | null {
+    if (this.wordLosses.length < WORD_LOSS_MIN_FRAMES) return null;
+    const sorted = [...this.wordLosses].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)] as number;
+  }
+
   private trusted(): boolean {
-    return this.converged && !this.rechecking;
+    return this.converged && !this.rechecking && !this.wordsCancelledPoorly();
   }
 
   /** The loudness of the echo path: the microphone's power over the reference's (the user's speech only makes it seem louder). */
@@ -185,8 +232,8 @@ export class EchoTrust {
 
   private lossDb(): number | null {
     const loss = this.echoOnly;
-    if (!this.converged || loss.frames < LOSS_MIN_FRAMES) return null;
-    return 10 * Math.log10((loss.mic + 1) / (loss.out + 1));
+    if (!this.converged) return null;
+    return this.wordLoss() ?? (loss.frames < LOSS_MIN_FRAMES ? null : lossOf(loss));
   }
 
   private remember(referencePower: number): void {
@@ -230,6 +277,10 @@ function erleOf(frames: readonly Powers[]): number {
     out += frame.out;
   }
   return 10 * Math.log10((mic + 1) / (out + 1));
+}
+
+function lossOf(loss: { mic: number; out: number }): number {
+  return 10 * Math.log10((loss.mic + 1) / (loss.out + 1));
 }
 
 function keepLast(values: Powers[], value: Powers): void {

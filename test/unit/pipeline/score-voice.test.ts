@@ -79,10 +79,12 @@ describe('scoreVoice', () => {
       echoLossDb,
     });
     // 15 dB under the echo taken out, 11 dB over what the canceller leaves of it: the user.
-    // 23 dB under: within 6 dB of the residual, hark's own voice. Loss unmeasured or poor: 12 dB is the mark.
-    expect(await probabilities([frame(-37, 26), frame(-45, 26), frame(-37, null), frame(-37, 8)])).toEqual([
-      0.95, 0, 0, 0,
-    ]);
+    // 23 dB under: within 6 dB of the residual, hark's own voice. Loss unmeasured: 12 dB is the mark.
+    // A canceller that takes only 9 dB out (seen through a real sound server) leaves hark's voice
+    // 7 dB under the echo: still hark's own, within 6 dB of that residual.
+    expect(
+      await probabilities([frame(-37, 26), frame(-45, 26), frame(-37, null), frame(-37, 8), frame(-29, 9)]),
+    ).toEqual([0.95, 0, 0, 0, 0]);
   });
 
   it("before the canceller has converged, judges hark's echo by what was played: only speech well above it is the user's", async () => {

@@ -109,6 +109,43 @@ describe('EchoTrust', () => {
     expect(verdict.trusted).toBe(true);
   });
 
+  it('after a pause, does not trust a filter whose echo path changed under it, until it has caught up', () => {
+    // Seen through a real sound server whose loopback had been replaced: the converged filter
+    // took 6 dB out of hark's voice for a second, a pause, then the next reply's first words
+    // were silenced by the suppressor and passed the check; what was left of hark's voice came
+    // through as the user's speech and was transcribed into a turn.
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    play(trust, 80, 30);
+    play(trust, 60, 6);
+    for (let i = 0; i < 300 / FRAME_MS; i++) trust.idle();
+    let verdict = trust.idle();
+    for (let i = 0; i < 12; i++) verdict = trust.cancelled(power(-46), power(-26), power(-76), 30);
+    expect(verdict.trusted).toBe(false);
+    // A second of hark's voice cancelled as well as before: the filter has caught up.
+    for (let i = 0; i < 60; i++) verdict = trust.cancelled(power(-46), power(-26), power(-76), 30);
+    expect(verdict.trusted).toBe(true);
+  });
+
+  it('stops trusting a filter that cancels hark words poorly for seconds on end, but not for the user talking over hark', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    play(trust, 120, 30);
+    // The user, as loud as the echo, over hark's words for 600 ms: what the filter leaves is their voice.
+    let verdict = trust.idle();
+    for (let i = 0; i < 60; i++) verdict = trust.cancelled(power(-46), power(-26), power(-76), 30);
+    for (let i = 0; i < 600 / FRAME_MS; i++) verdict = trust.cancelled(power(-43), power(-26), power(-47), 30);
+    expect(verdict.trusted).toBe(true);
+    // The echo path changes under the filter in mid-reply: it takes 6 dB out of hark's words.
+    const changed = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    verdict = play(changed, 120, 30);
+    for (let i = 0; i < 500 / FRAME_MS; i++) verdict = changed.cancelled(power(-46), power(-26), power(-52), 30);
+    expect(verdict.trusted).toBe(true);
+    for (let i = 0; i < 1000 / FRAME_MS; i++) verdict = changed.cancelled(power(-46), power(-26), power(-52), 30);
+    expect(verdict.trusted).toBe(false);
+    // Once it has caught up, it is trusted again.
+    for (let i = 0; i < 2000 / FRAME_MS; i++) verdict = changed.cancelled(power(-46), power(-26), power(-76), 30);
+    expect(verdict.trusted).toBe(true);
+  });
+
   it('the user talking over hark does not make the echo seem as loud as the user', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     play(trust, 60, 0);
