@@ -25,6 +25,8 @@ export class Segmenter {
   private pauses: Pause[] = [];
   private preRoll: Int16Array[] = [];
   private preRollSamples = 0;
+  /** The frames just before now that scored as speech but were under the raised threshold while hark spoke. */
+  private leadInSamples = 0;
   private inSpeech = false;
   private buffer: Int16Array[] = [];
   private bufferSamples = 0;
@@ -62,6 +64,7 @@ export class Segmenter {
       const threshold = context.speaking ? this.config.speakingStartThreshold : this.config.startThreshold;
       if (frame.probability < threshold) {
         this.keepPreRoll(frame.samples);
+        this.noteLeadIn(frame);
         return [];
       }
       this.startSpeech(frame.samples, frameStart, frame.doubtful === true);
@@ -125,6 +128,7 @@ export class Segmenter {
     this.bufferSamples = 0;
     this.preRoll = [];
     this.preRollSamples = 0;
+    this.leadInSamples = 0;
   }
 
   private startSpeech(samples: Int16Array, frameStart: number, doubtful: boolean): void {
@@ -135,7 +139,8 @@ export class Segmenter {
     this.bufferSamples = this.preRollSamples + samples.length;
     this.bufferStartSample = frameStart - this.preRollSamples;
     this.onsetSample = frameStart;
-    this.voicedSamples = doubtful ? 0 : samples.length;
+    this.voicedSamples = doubtful ? 0 : samples.length + Math.min(this.leadInSamples, this.preRollSamples);
+    this.leadInSamples = 0;
     this.silenceRunSamples = 0;
     this.pauses = [];
     this.preRoll = [];
@@ -236,6 +241,17 @@ export class Segmenter {
       durationMs: this.ms(this.voicedSamples),
       atMs: this.ms(this.totalSamples),
     };
+  }
+
+  /**
+   * While hark speaks, speech must score higher to start (its own voice left over by the echo
+   * canceller must not). A talker whose first syllable is soft reaches that score a syllable
+   * late: once they do, the frames just before that scored as speech at the ordinary threshold
+   * are their speech too, and count towards how long they have spoken.
+   */
+  private noteLeadIn(frame: ScoredFrame): void {
+    const speech = frame.probability >= this.config.startThreshold && frame.doubtful !== true;
+    this.leadInSamples = speech ? this.leadInSamples + frame.samples.length : 0;
   }
 
   private keepPreRoll(samples: Int16Array): void {

@@ -141,6 +141,54 @@ describe('Segmenter on scored frames', () => {
     expect(longest).toBe(480);
   });
 
+  it('while hark speaks, a soft first syllable under the raised start threshold counts as speech once speech starts', () => {
+    const speaking = { speaking: true, listening: true };
+    const durationAtStart = (script: [number, number, 'doubtful'?][]) => {
+      const segmenter = new Segmenter(config);
+      let marker = 0;
+      for (const [probability, ms, doubtful] of script) {
+        for (let i = 0; i < Math.round(ms / FRAME_MS); i++) {
+          const samples = new Int16Array(VAD_FRAME_SAMPLES).fill(++marker % 30000);
+          const frame = {
+            samples,
+            probability,
+            capturedAt: marker * FRAME_MS,
+            ...(doubtful ? { doubtful: true } : {}),
+          };
+          const start = segmenter.push(frame, speaking).find((e) => e.type === 'speech');
+          if (start?.type === 'speech') return start.durationMs;
+        }
+      }
+      return undefined;
+    };
+    // Silero scored speech-c's first syllable 0.40-0.77 over hark's echo; the next one 0.9.
+    expect(
+      durationAtStart([
+        [0.1, 320],
+        [0.6, 128],
+        [0.9, 32],
+      ]),
+    ).toBe(160);
+    // Only the frames right before the start: an earlier stretch, broken off, is not.
+    expect(
+      durationAtStart([
+        [0.1, 320],
+        [0.6, 96],
+        [0.2, 32],
+        [0.6, 64],
+        [0.9, 32],
+      ]),
+    ).toBe(96);
+    // Nor what may be hark's echo the canceller cannot vouch for.
+    expect(
+      durationAtStart([
+        [0.1, 320],
+        [0.6, 128, 'doubtful'],
+        [0.9, 32],
+      ]),
+    ).toBe(32);
+  });
+
   it('does not count a pause as speech: two clicks 544 ms apart are a blip, not 576 ms of speech', () => {
     const events = run([
       [0, 320],
