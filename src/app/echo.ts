@@ -3,6 +3,7 @@ import type { ClockedPlayer } from '../audio/player.js';
 import type { HarkConfig } from '../config/schema.js';
 import type { BargeInPhase } from '../dialog/barge-in.js';
 import { VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
+import type { EchoCanceller } from '../pipeline/ports.js';
 import type { Logger } from '../system/logger.js';
 
 /** How much longer speech must last to interrupt hark when its own voice cannot be taken out of the microphone. */
@@ -68,4 +69,41 @@ export function logEchoAtBargeIn(logger: Logger, phase: BargeInPhase, canceller:
     outDbfs: tenths(state.outDbfs),
     echoDbfs: tenths(state.echoDbfs),
   });
+}
+
+/**
+ * The canceller, telling the log (debug) whenever it comes to be trusted or stops being trusted,
+ * and whenever it re-aligns to a new delay: with `echo.at-barge-in`, how it came to take hark's
+ * voice for the user's, or the user's for hark's.
+ */
+export function watchEcho(
+  canceller: EchoCanceller & Pick<AcousticEchoCanceller, 'realignments'>,
+  logger: Logger,
+): EchoCanceller {
+  let trusted = false;
+  let realignments = 0;
+  return {
+    frameSamples: canceller.frameSamples,
+    cancel(mic, captureTimeMs) {
+      const out = canceller.cancel(mic, captureTimeMs);
+      const verdict = canceller.lastVerdict();
+      if (verdict.possible && verdict.trusted !== trusted) {
+        trusted = verdict.trusted;
+        const { delayMs, erleDb } = canceller.state();
+        logger.debug('echo.trust', {
+          trusted,
+          lossDb: tenths(verdict.lossDb),
+          erleDb: tenths(erleDb),
+          delayMs: Math.round(delayMs),
+        });
+      }
+      if (canceller.realignments !== realignments) {
+        realignments = canceller.realignments;
+        logger.debug('echo.realigned', { delayMs: Math.round(canceller.state().delayMs), realignments });
+      }
+      return out;
+    },
+    lastVerdict: () => canceller.lastVerdict(),
+    state: () => canceller.state(),
+  };
 }

@@ -17,7 +17,7 @@ import type { AssistantEvent } from '../pipeline/events.js';
 import type { Service } from '../service/index.js';
 import type { Logger } from '../system/logger.js';
 import { logEvents } from './log-events.js';
-import { logEchoAtBargeIn, setUpEcho } from './echo.js';
+import { logEchoAtBargeIn, setUpEcho, watchEcho } from './echo.js';
 import { warmUp } from './warm-up.js';
 import { servicePorts } from './service-ports.js';
 import { startTools, type ToolsOptions } from './tools.js';
@@ -132,7 +132,7 @@ export async function startVoiceLoop(
     assistant({
       config: { ...config, bargeIn: echo.bargeIn, listen },
       vad,
-      echo: echo.canceller,
+      echo: echo.canceller && watchEcho(echo.canceller, logger),
       wake: wake.engine === 'openwakeword' ? wake.detector : undefined,
       ...ports,
       announcements: tools?.announcements,

@@ -59,7 +59,7 @@ export class AcousticEchoCanceller {
   private shiftMs: number;
   /** The lead in use, fixed at each alignment so that the shift follows a drifting delay one for one. */
   private leadMs: number;
-  private realignments = 0;
+  private realigned = 0;
   /** Recent microphone frames with their capture times, replayed through the filter after a re-alignment. */
   private readonly recent: { mic: Int16Array; captureTimeMs: number }[] = [];
   private idleFrames = Infinity;
@@ -148,6 +148,11 @@ export class AcousticEchoCanceller {
     return out;
   }
 
+  /** How many times the filter was re-aligned to a new delay (and started over). */
+  get realignments(): number {
+    return this.realigned;
+  }
+
   /** What is known about the echo in the frame just cancelled (see EchoVerdict). */
   lastVerdict(): EchoVerdict {
     return this.verdict;
@@ -161,7 +166,7 @@ export class AcousticEchoCanceller {
       delayMs: estimate?.delayMs ?? this.options.initialDelayMs,
       delayConfidence: estimate?.confidence ?? null,
       delayUpdates: estimate?.updates ?? 0,
-      realignments: this.realignments,
+      realignments: this.realigned,
     };
   }
 
@@ -198,7 +203,7 @@ export class AcousticEchoCanceller {
     }
     this.leadMs = leadFor(estimate.delayMs, this.options.leadMs);
     this.shiftMs = estimate.delayMs - this.leadMs;
-    this.realignments++;
+    this.realigned++;
     this.speex.reset();
     this.trust.restart();
     this.replay();

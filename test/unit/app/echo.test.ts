@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { watchEcho } from '../../../src/app/echo.js';
+import type { EchoState, EchoVerdict } from '../../../src/pipeline/ports.js';
+import { watchedLogger } from '../../helpers/logger.js';
+
+/** A canceller whose verdicts and re-alignments follow a script, one entry per frame. */
+function scripted(frames: { possible: boolean; trusted: boolean; realignments?: number }[]) {
+  let index = -1;
+  const current = () => frames[Math.max(0, index)] as (typeof frames)[number];
+  return {
+    frameSamples: 256,
+    cancel: (mic: Int16Array) => {
+      index++;
+      return mic;
+    },
+    lastVerdict: (): EchoVerdict => ({
+      possible: current().possible,
+      trusted: current().trusted,
+      predictedDbfs: -40,
+      lossDb: current().trusted ? 18.44 : null,
+    }),
+    state: (): EchoState => ({
+      active: current().possible,
+      delayMs: 66.6,
+      delayConfidence: 0.9,
+      erleDb: 21.27,
+      adapted: true,
+      micDbfs: -30,
+      outDbfs: -50,
+      echoDbfs: -30,
+    }),
+    get realignments() {
+      return current().realignments ?? 0;
+    },
+  };
+}
+
+describe('watchEcho', () => {
+  it('logs each change of trust in the canceller and each re-alignment, once, with what it knew', () => {
+    const logger = watchedLogger();
+    const echo = watchEcho(
+      scripted([
+        { possible: false, trusted: false },
+        { possible: true, trusted: false },
+        { possible: true, trusted: true },
+        { possible: true, trusted: true },
+        // Nothing played: what the trust says there is not a change of the canceller's.
+        { possible: false, trusted: false },
+        { possible: true, trusted: false, realignments: 1 },
+        { possible: true, trusted: false, realignments: 1 },
+      ]),
+      logger,
+    );
+    const mic = new Int16Array(256);
+    for (let i = 0; i < 7; i++) expect(echo.cancel(mic, i * 16)).toBe(mic);
+    expect(
+      logger.lines.map(({ event, trusted, lossDb, realignments }) => ({ event, trusted, lossDb, realignments })),
+    ).toEqual([
+      { event: 'echo.trust', trusted: true, lossDb: 18.4, realignments: undefined },
+      { event: 'echo.trust', trusted: false, lossDb: null, realignments: undefined },
+      { event: 'echo.realigned', trusted: undefined, lossDb: undefined, realignments: 1 },
+    ]);
+    expect(logger.lines[0]).toMatchObject({ delayMs: 67, erleDb: 21.3 });
+  });
+});
