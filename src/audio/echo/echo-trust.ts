@@ -106,6 +106,8 @@ export class EchoTrust {
   private echoOnly = { mic: 0, out: 0, frames: 0 };
   /** How much the filter took out of each of the last frames of hark's words alone, dB, oldest first. */
   private readonly wordLosses: number[] = [];
+  /** Their median, kept as they change (it is read on every frame); null while there are too few. */
+  private wordLoss: number | null = null;
   /** Power of the reference in the last frames (newest last): what echoes into the frame being judged. */
   private readonly recent: number[] = [];
 
@@ -134,10 +136,7 @@ export class EchoTrust {
       this.trained++;
       if (!this.beyondEcho(micPower)) {
         this.learnLoss(micPower, outPower);
-        if (referencePower >= this.path.reference / WORDS_BELOW_MEAN) {
-          this.wordLosses.push(10 * Math.log10((micPower + 1) / (outPower + 1)));
-          if (this.wordLosses.length > WORD_LOSS_FRAMES) this.wordLosses.shift();
-        }
+        if (referencePower >= this.path.reference / WORDS_BELOW_MEAN) this.learnWordLoss(micPower, outPower);
       }
       this.learnPath(micPower, referencePower);
       keepLast(this.lately, { mic: micPower, out: outPower, reference: referencePower });
@@ -159,6 +158,7 @@ export class EchoTrust {
     this.rechecking = false;
     this.lately.length = 0;
     this.wordLosses.length = 0;
+    this.wordLoss = null;
   }
 
   /** Everything is forgotten, the echo path's loss too (another device). */
@@ -192,15 +192,15 @@ export class EchoTrust {
 
   /** Most of the last seconds of hark's words alone, the filter took out less than POOR_LOSS_DB. */
   private wordsCancelledPoorly(): boolean {
-    const loss = this.wordLoss();
-    return loss !== null && loss < POOR_LOSS_DB;
+    return this.wordLoss !== null && this.wordLoss < POOR_LOSS_DB;
   }
 
-  /** The median of what the filter took out of the last frames of hark's words alone, dB; null before there are enough. */
-  private wordLoss(): number | null {
-    if (this.wordLosses.length < WORD_LOSS_MIN_FRAMES) return null;
-    const sorted = [...this.wordLosses].sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)] as number;
+  private learnWordLoss(micPower: number, outPower: number): void {
+    const losses = this.wordLosses;
+    losses.push(10 * Math.log10((micPower + 1) / (outPower + 1)));
+    if (losses.length > WORD_LOSS_FRAMES) losses.shift();
+    const sorted = losses.length < WORD_LOSS_MIN_FRAMES ? [] : [...losses].sort((a, b) => a - b);
+    this.wordLoss = sorted[Math.floor(sorted.length / 2)] ?? null;
   }
 
   private trusted(): boolean {
@@ -233,7 +233,7 @@ export class EchoTrust {
   private lossDb(): number | null {
     const loss = this.echoOnly;
     if (!this.converged) return null;
-    return this.wordLoss() ?? (loss.frames < LOSS_MIN_FRAMES ? null : lossOf(loss));
+    return this.wordLoss ?? (loss.frames < LOSS_MIN_FRAMES ? null : lossOf(loss));
   }
 
   private remember(referencePower: number): void {

@@ -14,6 +14,20 @@ function play(trust: EchoTrust, frames: number, erleDb: number) {
   return verdict;
 }
 
+/** Nothing played for `ms`: the player paused. */
+function pause(trust: EchoTrust, ms: number) {
+  let verdict = trust.idle();
+  for (let i = 0; i < ms / FRAME_MS; i++) verdict = trust.idle();
+  return verdict;
+}
+
+/** `frames` frames heard at `micDb` while hark plays at -26 dBFS, the filter leaving `outDb`. */
+function hear(trust: EchoTrust, frames: number, micDb: number, outDb: number) {
+  let verdict = trust.cancelled(power(micDb), power(-26), power(outDb), 30);
+  for (let i = 1; i < frames; i++) verdict = trust.cancelled(power(micDb), power(-26), power(outDb), 30);
+  return verdict;
+}
+
 describe('EchoTrust', () => {
   it('trusts the filter only after about a second of sound at a good echo return loss enhancement', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
@@ -99,14 +113,12 @@ describe('EchoTrust', () => {
     // suppressor silenced, passed the check; the louder words after it came through as speech.
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     play(trust, 80, 30);
-    for (let i = 0; i < 300 / FRAME_MS; i++) trust.idle();
-    let verdict = trust.idle();
-    for (let i = 0; i < 12; i++) verdict = trust.cancelled(power(-30), power(-26), power(-40), 30);
+    pause(trust, 300);
+    let verdict = hear(trust, 12, -30, -40);
     for (let i = 0; i < 12; i++) verdict = trust.cancelled(power(-45), power(-41), power(-65), 30);
     expect(verdict.trusted).toBe(false);
     // Words, cancelled as well as before the pause.
-    for (let i = 0; i < 12; i++) verdict = trust.cancelled(power(-30), power(-26), power(-50), 30);
-    expect(verdict.trusted).toBe(true);
+    expect(hear(trust, 12, -30, -50).trusted).toBe(true);
   });
 
   it('after a pause, does not trust a filter whose echo path changed under it, until it has caught up', () => {
@@ -117,33 +129,26 @@ describe('EchoTrust', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     play(trust, 80, 30);
     play(trust, 60, 6);
-    for (let i = 0; i < 300 / FRAME_MS; i++) trust.idle();
-    let verdict = trust.idle();
-    for (let i = 0; i < 12; i++) verdict = trust.cancelled(power(-46), power(-26), power(-76), 30);
-    expect(verdict.trusted).toBe(false);
+    pause(trust, 300);
+    expect(hear(trust, 12, -46, -76).trusted).toBe(false);
     // A second of hark's voice cancelled as well as before: the filter has caught up.
-    for (let i = 0; i < 60; i++) verdict = trust.cancelled(power(-46), power(-26), power(-76), 30);
-    expect(verdict.trusted).toBe(true);
+    expect(hear(trust, 60, -46, -76).trusted).toBe(true);
   });
 
   it('stops trusting a filter that cancels hark words poorly for seconds on end, but not for the user talking over hark', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     play(trust, 120, 30);
     // The user, as loud as the echo, over hark's words for 600 ms: what the filter leaves is their voice.
-    let verdict = trust.idle();
-    for (let i = 0; i < 60; i++) verdict = trust.cancelled(power(-46), power(-26), power(-76), 30);
-    for (let i = 0; i < 600 / FRAME_MS; i++) verdict = trust.cancelled(power(-43), power(-26), power(-47), 30);
-    expect(verdict.trusted).toBe(true);
+    pause(trust, 0);
+    hear(trust, 60, -46, -76);
+    expect(hear(trust, 600 / FRAME_MS, -43, -47).trusted).toBe(true);
     // The echo path changes under the filter in mid-reply: it takes 6 dB out of hark's words.
     const changed = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
-    verdict = play(changed, 120, 30);
-    for (let i = 0; i < 500 / FRAME_MS; i++) verdict = changed.cancelled(power(-46), power(-26), power(-52), 30);
-    expect(verdict.trusted).toBe(true);
-    for (let i = 0; i < 1000 / FRAME_MS; i++) verdict = changed.cancelled(power(-46), power(-26), power(-52), 30);
-    expect(verdict.trusted).toBe(false);
+    play(changed, 120, 30);
+    expect(hear(changed, 500 / FRAME_MS, -46, -52).trusted).toBe(true);
+    expect(hear(changed, 1000 / FRAME_MS, -46, -52).trusted).toBe(false);
     // Once it has caught up, it is trusted again.
-    for (let i = 0; i < 2000 / FRAME_MS; i++) verdict = changed.cancelled(power(-46), power(-26), power(-76), 30);
-    expect(verdict.trusted).toBe(true);
+    expect(hear(changed, 2000 / FRAME_MS, -46, -76).trusted).toBe(true);
   });
 
   it('the user talking over hark does not make the echo seem as loud as the user', () => {
