@@ -21,6 +21,9 @@ export abstract class ClockedPlayer {
   /** What was written and not yet played, by where it starts on the timeline: what a pause keeps. */
   private unplayed: { start: number; pcm: Buffer }[] = [];
   private readonly listeners: PlaybackListener[] = [];
+  private pausedByUser = false;
+  /** The device is being opened: nothing sounds yet, so the clock waits for it. */
+  private deviceOpening = false;
   /** Why playback last failed (a player that could not start, exited with an error, or died), if it did. */
   lastFailure: string | undefined;
   /** hark's own output level, 0..1, applied to what is written from now on (the volume when no mixer can be used). */
@@ -57,7 +60,10 @@ export abstract class ClockedPlayer {
    * what is written meanwhile waits behind it.
    */
   pause(): void {
-    if (this.clock.isHeld) return;
+    if (this.pausedByUser) return;
+    this.pausedByUser = true;
+    // A device still opening has played nothing, and its clock already waits.
+    if (this.deviceOpening) return;
     this.clock.hold();
     this.hold();
     this.silenced();
@@ -65,18 +71,13 @@ export abstract class ClockedPlayer {
 
   /** Plays on from exactly where `pause` held it. */
   resume(): void {
-    if (!this.clock.isHeld) return;
-    this.forgetPlayed();
-    const from = this.clock.playedSamples();
-    const rest = this.unplayed.map(({ start, pcm }) => pcm.subarray(Math.max(0, from - start) * 2));
-    this.clock.release();
-    const unplayed = Buffer.concat(rest);
-    this.tell(unplayed, this.time.now());
-    this.release(unplayed);
+    if (!this.pausedByUser) return;
+    this.pausedByUser = false;
+    if (!this.deviceOpening) this.playHeld();
   }
 
   get paused(): boolean {
-    return this.clock.isHeld;
+    return this.pausedByUser;
   }
 
   playedSamples(): number {
@@ -103,7 +104,8 @@ export abstract class ClockedPlayer {
 
   stop(): void {
     this.clock.drop();
-    this.clock.release();
+    this.pausedByUser = false;
+    if (!this.deviceOpening) this.clock.release();
     this.unplayed = [];
     this.discard();
     this.silenced();
@@ -115,6 +117,26 @@ export abstract class ClockedPlayer {
   /** Throws away whatever the device, process or file has not played yet. */
   protected abstract discard(): void;
 
+  /**
+   * The device is being opened (a player process starting): what is written waits, neither
+   * heard nor told to listeners, so that what they are told sounds when they are told it does.
+   */
+  protected opening(): void {
+    if (this.deviceOpening) return;
+    this.deviceOpening = true;
+    // Paused, it is held and its listeners told already.
+    if (this.pausedByUser) return;
+    this.clock.hold();
+    this.silenced();
+  }
+
+  /** The device is open, or will never be: what waited plays now (to nowhere, on a dead device). */
+  protected opened(): void {
+    if (!this.deviceOpening) return;
+    this.deviceOpening = false;
+    if (!this.pausedByUser) this.playHeld();
+  }
+
   /** Silences the device at once for a pause; by default, by throwing its buffer away (the player keeps a copy). */
   protected hold(): void {
     this.discard();
@@ -123,6 +145,16 @@ export abstract class ClockedPlayer {
   /** Hands the device what a pause held back. */
   protected release(unplayed: Buffer): void {
     if (unplayed.length > 0) this.output(unplayed);
+  }
+
+  private playHeld(): void {
+    this.forgetPlayed();
+    const from = this.clock.playedSamples();
+    const rest = this.unplayed.map(({ start, pcm }) => pcm.subarray(Math.max(0, from - start) * 2));
+    this.clock.release();
+    const unplayed = Buffer.concat(rest);
+    this.tell(unplayed, this.time.now());
+    this.release(unplayed);
   }
 
   private tell(pcm: Buffer, startMs: number): void {

@@ -14,6 +14,8 @@ const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 /** The speaker host drains ALSA's fixed 0.5 s buffer before it exits. */
 const DRAIN_GRACE_MS = 800;
+/** A host not ready by then is played to as it is, rather than hold a reply up any longer. */
+const READY_TIMEOUT_MS = 3000;
 
 export const SPEAKER_HOST = join(PACKAGE_ROOT, 'dist', 'audio', 'speaker-host.js');
 /** The host's exit status when the `speaker` module cannot be loaded at all. */
@@ -39,9 +41,11 @@ export function speakerDeath(code: number | null, signal: NodeJS.Signals | null,
 }
 
 /**
- * Plays through the `speaker` package hosted in a child process. If the host dies (no
- * device, device unplugged), the daemon logs it, drops that audio, and starts a new host on
- * a later write after a backoff.
+ * Plays through the `speaker` package hosted in a child process, started with the player so
+ * that the first reply does not wait for it. Until a host is ready, what is written waits on
+ * the player's clock (a host takes 100-200 ms to load the module, which the echo reference must
+ * not count as played). If the host dies (no device, device unplugged), the daemon logs it,
+ * drops that audio, and starts a new host on a later write after a backoff.
  */
 export class SpeakerPlayer extends ClockedPlayer {
   private host: ChildProcess | undefined;
@@ -50,6 +54,8 @@ export class SpeakerPlayer extends ClockedPlayer {
   private retryAfterMs = 0;
   /** Set when the module cannot load: no new host is started, and the reason was logged once. */
   private unavailable = false;
+  /** Settles once the latest host is ready to play, or never will be. */
+  private ready: Promise<void> = Promise.resolve();
 
   constructor(
     sampleRateHz: number,
@@ -60,10 +66,16 @@ export class SpeakerPlayer extends ClockedPlayer {
     private readonly module?: string,
   ) {
     super(sampleRateHz, time);
+    this.start();
+  }
+
+  override write(pcm: Buffer): number {
+    if (!this.host) this.start();
+    return super.write(pcm);
   }
 
   protected output(pcm: Buffer): void {
-    const host = this.host ?? this.start();
+    const host = this.host;
     if (!host?.stdin?.writable) return;
     const header = Buffer.alloc(8);
     header.writeUInt32LE(this.epoch, 0);
@@ -78,25 +90,43 @@ export class SpeakerPlayer extends ClockedPlayer {
   }
 
   async close(): Promise<void> {
+    // What waited for the host is handed to it first, or it would end before hearing it.
+    await this.ready;
     const host = this.host;
     this.host = undefined;
     if (host) await endAndWait(host, this.queuedMs() + DRAIN_GRACE_MS, this.time.scheduler);
   }
 
-  private start(): ChildProcess | undefined {
-    if (this.unavailable || this.time.now() < this.retryAfterMs) return undefined;
+  private start(): void {
+    if (this.unavailable || this.time.now() < this.retryAfterMs) return;
     const args = [String(this.sampleRateHz), this.device ?? '', ...(this.module ? [this.module] : [])];
     const host = forkChild(SPEAKER_HOST, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'], execArgv: [] });
     const startedAt = this.time.now();
+    this.opening();
+    let settle = (): void => undefined;
+    this.ready = new Promise((resolve) => (settle = resolve));
+    const playOn = (): void => {
+      late.unsubscribe();
+      this.opened();
+      settle();
+    };
+    const late = this.time.scheduler.schedule(() => {
+      this.logger.warn('player.slow_start', { player: 'speaker', waitedMs: READY_TIMEOUT_MS });
+      playOn();
+    }, READY_TIMEOUT_MS);
     let stderr = '';
     host.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-800)));
     host.stdin?.on('error', () => undefined);
     host.on('message', (message: { type: string; message?: string }) => {
-      if (message.type === 'ready') this.failures = 0;
+      if (message.type === 'ready') {
+        this.failures = 0;
+        playOn();
+      }
       if (message.type === 'error') this.logger.warn('player.device_error', { error: message.message });
     });
     host.on('exit', (code, signal) => {
       if (this.host === host) this.host = undefined;
+      playOn();
       if (code === 0 || signal === 'SIGKILL') return;
       if (code === SPEAKER_UNAVAILABLE) {
         this.unavailable = true;
@@ -115,6 +145,5 @@ export class SpeakerPlayer extends ClockedPlayer {
       this.logger.error('player.host_exited', { code, signal, error: this.lastFailure, retryInMs: backoffMs });
     });
     this.host = host;
-    return host;
   }
 }

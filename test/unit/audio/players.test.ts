@@ -8,6 +8,7 @@ import { FilePlayer } from '../../../src/audio/file-player.js';
 import { pcmSource } from '../../../src/audio/file-source.js';
 import { Reframer } from '../../../src/audio/frames.js';
 import { PlaybackClock } from '../../../src/audio/playback-clock.js';
+import { ClockedPlayer } from '../../../src/audio/player.js';
 import { readWavInfo } from '../../../src/audio/wav-header.js';
 import { createMemoryLogger } from '../../../src/system/logger.js';
 import { pcm } from '../../helpers/fakes.js';
@@ -134,6 +135,76 @@ describe('FilePlayer', () => {
     expect(player.queuedMs()).toBe(0);
     await player.close();
     expect(readWavInfo(readFileSync(path)).durationMs).toBeCloseTo(1500, 0);
+  });
+});
+
+/** A device that takes a while to open, on a clock the test moves. */
+class SlowDevice extends ClockedPlayer {
+  readonly sent: Buffer[] = [];
+  readonly told: { samples: number; startMs: number }[] = [];
+  constructor(at: { now: number }) {
+    super(16000, { now: () => at.now, scheduler: asyncScheduler });
+    this.listen({
+      write: (samples, _rate, startMs) => this.told.push({ samples: samples.length, startMs }),
+      drop: () => undefined,
+    });
+  }
+  open(): void {
+    this.opening();
+  }
+  ready(): void {
+    this.opened();
+  }
+  protected output(pcm: Buffer): void {
+    this.sent.push(pcm);
+  }
+  protected discard(): void {}
+  async close(): Promise<void> {}
+}
+
+describe('ClockedPlayer with a device still opening', () => {
+  it('nothing counts as played until the device is open; then it all plays from there, told once', () => {
+    const at = { now: 0 };
+    const device = new SlowDevice(at);
+    device.open();
+    device.write(pcm(500, 16000));
+    at.now = 300;
+    expect(device.playedSamples()).toBe(0);
+    expect(device.sent).toEqual([]);
+    device.ready();
+    expect(device.told).toEqual([{ samples: 8000, startMs: 300 }]);
+    at.now = 550;
+    expect(device.playedSamples()).toBe(4000);
+    expect(Buffer.concat(device.sent).length).toBe(16000);
+  });
+
+  it('a pause while it opens holds the reply past the opening, until the resume', () => {
+    const at = { now: 0 };
+    const device = new SlowDevice(at);
+    device.open();
+    device.write(pcm(500, 16000));
+    device.pause();
+    at.now = 100;
+    device.ready();
+    at.now = 400;
+    expect(device.sent).toEqual([]);
+    expect(device.playedSamples()).toBe(0);
+    device.resume();
+    expect(device.told).toEqual([{ samples: 8000, startMs: 400 }]);
+    expect(Buffer.concat(device.sent).length).toBe(16000);
+  });
+
+  it('a stop while it opens drops what waited, and what follows waits for the device too', () => {
+    const at = { now: 0 };
+    const device = new SlowDevice(at);
+    device.open();
+    device.write(pcm(500, 16000));
+    device.stop();
+    device.write(pcm(100, 16000));
+    at.now = 200;
+    expect(device.playedSamples()).toBe(0);
+    device.ready();
+    expect(device.told).toEqual([{ samples: 1600, startMs: 200 }]);
   });
 });
 

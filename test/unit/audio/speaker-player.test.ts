@@ -2,9 +2,11 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
+import { firstValueFrom } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import { lastWords } from '../../../src/audio/child-process.js';
 import { SpeakerPlayer } from '../../../src/audio/speaker-player.js';
+import { realClock } from '../../../src/system/clock.js';
 import { pcm } from '../../helpers/fakes.js';
 import { watchedLogger } from '../../helpers/logger.js';
 
@@ -41,6 +43,21 @@ describe('SpeakerPlayer (the speaker module in a child process)', () => {
     expect(player.lastFailure).toBeUndefined();
   });
 
+  it('what is written while the host is starting sounds once it is ready, and the echo reference is told so then, not before', async () => {
+    const out = join(tmpdir(), `hark-speaker-stub-${process.pid}.raw`);
+    rmSync(out, { force: true });
+    const createdAt = realClock.now();
+    const player = new SpeakerPlayer(16000, null, watchedLogger(), realClock, join(STUBS, 'slow-load.cjs'));
+    const told: number[] = [];
+    player.listen({ write: (_samples, _rate, startMs) => told.push(startMs - createdAt), drop: () => undefined });
+    player.write(pcm(250, 16000));
+    await firstValueFrom(player.queuedBelow(0));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toBeGreaterThanOrEqual(400);
+    await player.close();
+    expect(readFileSync(out).length).toBe(8000);
+  });
+
   it('a module that is not installed: one line saying so, with the fix, and no host started again', async () => {
     const logger = watchedLogger();
     const player = new SpeakerPlayer(16000, null, logger, undefined, join(STUBS, 'not-there.cjs'));
@@ -49,6 +66,8 @@ describe('SpeakerPlayer (the speaker module in a child process)', () => {
       error: 'the speaker module is not installed',
       fix: expect.stringMatching(/npm install -g speaker.*audio\.player: auto/),
     });
+    // A reply to a player with no device still ends, rather than wait for it forever.
+    await firstValueFrom(player.queuedBelow(0));
     player.write(pcm(100, 16000));
     await player.close();
     expect(logger.lines.filter((l) => l.event === 'player.unavailable')).toHaveLength(1);
