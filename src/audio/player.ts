@@ -28,6 +28,8 @@ export abstract class ClockedPlayer {
   lastFailure: string | undefined;
   /** hark's own output level, 0..1, applied to what is written from now on (the volume when no mixer can be used). */
   gain = 1;
+  /** How long the device goes on sounding after a stop or a pause: what it had handed on already, ms. */
+  protected stopTailMs = 0;
 
   constructor(
     readonly sampleRateHz: number,
@@ -163,8 +165,8 @@ export abstract class ClockedPlayer {
   }
 
   private silenced(): void {
-    const now = this.time.now();
-    for (const listener of this.listeners) listener.drop(now);
+    const silentFrom = this.time.now() + this.stopTailMs;
+    for (const listener of this.listeners) listener.drop(silentFrom);
   }
 
   private forgetPlayed(): void {

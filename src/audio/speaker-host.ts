@@ -36,12 +36,13 @@ function loadSpeaker(): Promise<SpeakerClass> {
 const Speaker = await loadSpeaker();
 
 /**
- * The most the host hands `speaker` at once: what the module writes to ALSA in one native call
- * (1024 frames of 16-bit mono). Closing the module while a native write is under way makes it
- * use freed memory and crash the host, so a stop waits for the piece in flight (tens of ms) and
- * drops the rest, which must therefore still be the host's to drop.
+ * The most the host hands `speaker` at once: 256 frames of 16-bit mono (11 ms at 24 kHz; the
+ * module's own piece is 1024). Closing the module while a native write is under way makes it
+ * use freed memory and crash the host, so a stop waits for the piece in flight and drops the
+ * rest, which must therefore still be the host's to drop. With ALSA's buffer full a piece is
+ * written only as room is made for it: the smaller it is, the sooner a stop silences hark.
  */
-const PIECE_BYTES = 2048;
+const PIECE_BYTES = 512;
 
 type Output = { module: SpeakerModule; writing: boolean; retired: boolean };
 

@@ -14,6 +14,12 @@ const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 /** The speaker host drains ALSA's fixed 0.5 s buffer before it exits. */
 const DRAIN_GRACE_MS = 800;
+/**
+ * After a stop, hark's voice goes on this long: the piece the module is writing, and what the
+ * sound server took already (60-70 ms measured through PulseAudio's ALSA plugin with ALSA's
+ * buffer full; pacat's stream stops at once). The echo reference keeps it.
+ */
+const STOP_TAIL_MS = 80;
 /** A host not ready by then is played to as it is, rather than hold a reply up any longer. */
 const READY_TIMEOUT_MS = 3000;
 
@@ -66,6 +72,7 @@ export class SpeakerPlayer extends ClockedPlayer {
     private readonly module?: string,
   ) {
     super(sampleRateHz, time);
+    this.stopTailMs = STOP_TAIL_MS;
     this.start();
   }
 

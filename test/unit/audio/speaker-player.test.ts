@@ -58,6 +58,20 @@ describe('SpeakerPlayer (the speaker module in a child process)', () => {
     expect(readFileSync(out).length).toBe(8000);
   });
 
+  it('after a pause, the echo reference keeps the voice the sound server goes on playing (60-70 ms measured)', async () => {
+    const player = new SpeakerPlayer(16000, null, watchedLogger(), realClock, join(STUBS, 'records.cjs'));
+    const dropped: number[] = [];
+    player.listen({ write: () => undefined, drop: (atMs) => dropped.push(atMs) });
+    player.write(pcm(1000, 16000));
+    await vi.waitFor(() => expect(player.playedSamples()).toBeGreaterThan(0), { timeout: 10_000 });
+    const pausedAt = realClock.now();
+    player.pause();
+    expect(dropped).toHaveLength(1);
+    expect(dropped[0]! - pausedAt).toBeGreaterThanOrEqual(70);
+    player.stop();
+    await player.close();
+  });
+
   it('a module that is not installed: one line saying so, with the fix, and no host started again', async () => {
     const logger = watchedLogger();
     const player = new SpeakerPlayer(16000, null, logger, undefined, join(STUBS, 'not-there.cjs'));
