@@ -22,6 +22,7 @@ import {
   type SoundServer,
 } from '../helpers/pulse.js';
 import { UTTERANCE, cleanUtteranceWav } from '../helpers/speech.js';
+import { correlationAt } from '../helpers/audio.js';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const SPEECH = 1200;
@@ -75,26 +76,6 @@ function printLastEvents(): void {
       .map((e) => JSON.stringify(e))
       .join('\n')}`,
   );
-}
-
-function correlationAt(
-  signal: Int16Array,
-  reference: Int16Array,
-  lag: number,
-  from = 0,
-  to = reference.length,
-): number {
-  let dot = 0;
-  let a = 0;
-  let b = 0;
-  for (let i = from; i < to && lag + i < signal.length; i++) {
-    const x = signal[lag + i] as number;
-    const y = reference[i] as number;
-    dot += x * y;
-    a += x * x;
-    b += y * y;
-  }
-  return dot / Math.sqrt(a * b || 1);
 }
 
 /**

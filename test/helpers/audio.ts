@@ -22,3 +22,28 @@ export function toneWav(durationMs: number, sampleRateHz = 16000): Buffer {
 export function wavDataUrl(wav: Buffer): string {
   return `data:audio/wav;base64,${wav.toString('base64')}`;
 }
+
+/**
+ * Normalised correlation of `reference[from, to)` with `signal` shifted by `lag` samples,
+ * every `step`th sample (a coarse search takes fewer).
+ */
+export function correlationAt(
+  signal: Int16Array,
+  reference: Int16Array,
+  lag: number,
+  from = 0,
+  to = reference.length,
+  step = 1,
+): number {
+  let dot = 0;
+  let a = 0;
+  let b = 0;
+  for (let i = from; i < to && lag + i < signal.length; i += step) {
+    const x = signal[lag + i] as number;
+    const y = reference[i] as number;
+    dot += x * y;
+    a += x * x;
+    b += y * y;
+  }
+  return dot / Math.sqrt(a * b || 1);
+}

@@ -71,10 +71,31 @@ export async function startSoundServer(): Promise<SoundServer> {
       `PulseAudio did not start (apt-get install pulseaudio pulseaudio-utils libasound2-plugins):\n${log}`,
     );
   }
+  // A null sink mixes in blocks as long as the latency its clients ask for, and the `speaker`
+  // package's ALSA stream asks for 0.5 s: the loopback from its monitor into the microphone
+  // then took hark's voice in bursts it could not follow, and the echo path jumped by up to
+  // 110 ms from one sentence to the next, or was lost (measured against what the player said
+  // it played), as no room does. A sound card plays in short periods on its own clock; a
+  // silent stream asking for 10 ms keeps the null sink mixing so.
+  const keeper = spawn(
+    'pacat',
+    [
+      '--playback',
+      '--raw',
+      '--format=s16le',
+      '--channels=1',
+      '--rate=24000',
+      '--latency-msec=10',
+      '--device=hark_speaker',
+      '/dev/zero',
+    ],
+    { env, stdio: 'ignore' },
+  );
   return {
     env,
     dir,
     async close() {
+      keeper.kill('SIGTERM');
       server.kill('SIGTERM');
       await exited;
     },
@@ -98,6 +119,53 @@ export async function recordMix(server: SoundServer): Promise<{ path: string; st
   return {
     path,
     async stop() {
+      recorder.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * `parec` of one sink's monitor, mono, with when the recording began on the test's clock (its
+ * first sample, within the tens of ms it takes parec to start: what is measured against it
+ * must not depend on that).
+ */
+export async function recordSink(
+  server: SoundServer,
+  sink: string,
+  now: () => number,
+): Promise<{ read(): Int16Array; startedAt(): number; stop(): Promise<void> }> {
+  const path = join(server.dir, `${sink}-${Date.now()}.raw`);
+  const recorder = spawn(
+    'parec',
+    [
+      `--device=${sink}.monitor`,
+      '--format=s16le',
+      `--rate=${MIX_RATE}`,
+      '--channels=1',
+      '--latency-msec=10',
+      '--raw',
+      path,
+    ],
+    { env: server.env, stdio: 'ignore' },
+  );
+  const exited = new Promise<void>((resolve) => recorder.once('exit', () => resolve()));
+  // The recording's start, from its length as it grows: the earliest it can have begun.
+  let startedAt = Infinity;
+  const watch = setInterval(() => {
+    const samples = existsSync(path) ? statSync(path).size / 2 : 0;
+    if (samples > 0) startedAt = Math.min(startedAt, now() - (samples / MIX_RATE) * 1000);
+  }, 20);
+  for (let i = 0; i < 100 && !(existsSync(path) && statSync(path).size > MIX_RATE); i++)
+    await new Promise((r) => setTimeout(r, 50));
+  return {
+    read() {
+      const bytes = readFileSync(path);
+      return new Int16Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.length / 2));
+    },
+    startedAt: () => startedAt,
+    async stop() {
+      clearInterval(watch);
       recorder.kill('SIGTERM');
       await exited;
     },
