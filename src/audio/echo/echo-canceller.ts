@@ -69,6 +69,8 @@ export class AcousticEchoCanceller {
   /** The estimator's updates already noted for the drift, and when the last frame with something to cancel was captured. */
   private noted = 0;
   private lastActiveAt: number | undefined;
+  /** The player's stream the last frame with something to cancel read (see EchoReference.streamAt). */
+  private stream = 0;
   private verdict: EchoVerdict = { possible: false, trusted: false, predictedDbfs: -120, lossDb: null };
 
   constructor(
@@ -135,6 +137,9 @@ export class AcousticEchoCanceller {
     }
     if (this.idleFrames > 0 && this.idleFrames !== Infinity) this.flush();
     this.idleFrames = 0;
+    const stream = this.reference.streamAt(from + frameMs);
+    if (stream !== this.stream && this.stream !== 0) this.trust.streamRestarted();
+    this.stream = stream;
     const reference = this.reference.read(from, n);
     const filtered = this.speex.cancel(mic, reference);
     this.verdict = this.trust.cancelled(power(mic), power(reference), power(filtered), this.speex.erleDb);
@@ -174,6 +179,7 @@ export class AcousticEchoCanceller {
   reset(): void {
     this.speex.reset();
     this.trust.reset();
+    this.stream = 0;
     this.drift.reset();
     this.noted = 0;
     this.lastActiveAt = undefined;

@@ -17,6 +17,8 @@ interface Run {
   /** Room to grow: only the first `length` samples are audio. */
   samples: Int16Array;
   length: number;
+  /** Which of the player's streams it is (see `streamAt`). */
+  stream: number;
 }
 
 /** A chunk that starts within this of where the last one ends continues it, sample for sample, ms. */
@@ -30,6 +32,7 @@ export class EchoReference {
   private runs: Run[] = [];
   private readonly kernels = new Map<number, Float64Array>();
   private latestReadMs = -Infinity;
+  private streams = 0;
 
   constructor(readonly options: EchoReferenceOptions) {}
 
@@ -42,7 +45,7 @@ export class EchoReference {
       return;
     }
     this.drop(startMs);
-    this.runs.push({ rateHz, startMs, samples: Int16Array.from(pcm), length: pcm.length });
+    this.runs.push({ rateHz, startMs, samples: Int16Array.from(pcm), length: pcm.length, stream: ++this.streams });
   }
 
   /** The player dropped everything that had not sounded by `atMs`. */
@@ -50,6 +53,17 @@ export class EchoReference {
     this.runs = this.runs.filter((run) => run.startMs < atMs);
     for (const run of this.runs)
       run.length = Math.min(run.length, Math.floor(((atMs - run.startMs) / 1000) * run.rateHz));
+  }
+
+  /**
+   * Which stream of the player's sounds at `atMs`, or last did: a chunk that does not continue
+   * the one before (the player ran dry between sentences, or resumed after a pause) starts a new
+   * one, which a device or sound server may play with another latency. 0 before any.
+   */
+  streamAt(atMs: number): number {
+    let stream = 0;
+    for (const run of this.runs) if (run.startMs <= atMs) stream = run.stream;
+    return stream;
   }
 
   /** Whether anything sounds in [fromMs, toMs). */

@@ -44,11 +44,13 @@ export interface EchoTrustOptions {
 const CONVERGED_ERLE_DB = 15;
 const CONVERGED_MIN_FRAMES = 60;
 /**
- * After any stretch with nothing to cancel, the echo path may have changed: a player that
- * paused starts a new stream with another latency (a sound server's client starting up under
- * load takes tens to hundreds of ms), clocks drift, people move. The filter is trusted again
- * only once it cancels as well as a converged one again: the echo return loss enhancement over
- * the last RECHECK_FRAMES frames of sound, words among them, is at least CONVERGED_ERLE_DB.
+ * After any stretch with nothing to cancel, and whenever the player starts a new stream (the
+ * next sentence after it ran dry, a resume), the echo path may have changed: a new stream may
+ * sound with another latency (a sound server's client starting up under load takes tens to
+ * hundreds of ms; a pacat restarted on a resume sounded 24-31 ms later than before the pause),
+ * clocks drift, people move. The filter is trusted again only once it cancels as well as a
+ * converged one again: the echo return loss enhancement over the last RECHECK_FRAMES frames of
+ * sound, words among them, is at least CONVERGED_ERLE_DB.
  */
 const RECHECK_FRAMES = 12;
 /**
@@ -125,11 +127,8 @@ export class EchoTrust {
    * filter and of what it left, and its echo return loss enhancement so far.
    */
   cancelled(micPower: number, referencePower: number, outPower: number, erleDb: number | null): EchoVerdict {
-    if (this.idleFrames > 0) {
-      // What the filter did before the pause says nothing of how it cancels now.
-      this.lately.length = 0;
-      this.rechecking = this.converged;
-    }
+    // What the filter did before the pause says nothing of how it cancels now.
+    if (this.idleFrames > 0) this.streamRestarted();
     this.idleFrames = 0;
     this.remember(referencePower);
     if (referencePower >= REFERENCE_FLOOR) {
@@ -144,6 +143,16 @@ export class EchoTrust {
     this.converged ||= this.trained >= CONVERGED_MIN_FRAMES && (erleDb ?? 0) >= CONVERGED_ERLE_DB && this.cancelsWell();
     if (this.rechecking && this.cancelsWell() && this.heldWords() && !this.cancelsPoorly()) this.rechecking = false;
     return { possible: true, trusted: this.trusted(), predictedDbfs: this.predictedDbfs(), lossDb: this.lossDb() };
+  }
+
+  /**
+   * The player started a new stream (a reply resumed, or the next sentence after it ran dry),
+   * which may sound with another latency: the filter is trusted again only once it cancels the
+   * new stream as a converged one does.
+   */
+  streamRestarted(): void {
+    this.lately.length = 0;
+    this.rechecking = this.converged;
   }
 
   /** A frame the filter was trained on again (replayed after a re-alignment). */

@@ -84,6 +84,41 @@ describe('AcousticEchoCanceller: the reference on the player clock, the delay es
     expect(powerDb(out, from, to)).toBeLessThanOrEqual(powerDb(mic, from, to));
   });
 
+  it('checks the filter again when the player starts a new stream that sounds with another latency (the next sentence after it ran dry)', async () => {
+    const aec = await load();
+    let now = 1000;
+    const player = new FakePlayer(24000, () => now);
+    player.listen(aec.reference);
+    const first = reply16k.subarray(0, 16000 * 4);
+    const second = reply16k.subarray(16000 * 4, 16000 * 7);
+    player.write(bufferOf(resample(first, 16000, 24000)));
+    // The first stream sounds from 1000 to 5000 ms; the player runs dry, and the next sentence
+    // starts a new stream at 5100 ms, which the sound server plays 28 ms sooner after it is written.
+    const secondAt = 5100;
+    const timeline = (audio: Int16Array, atMs: number) => {
+      const played = new Int16Array(16000 * 9);
+      played.set(audio, atMs * 16);
+      return played;
+    };
+    const heard = (delayMs: number, played: Int16Array) =>
+      new Room({ seed: 11, delayMs, echoDb: 0, snrDb: 40 }).hear(played).mic;
+    const before = heard(120, timeline(first, 1000));
+    const after = heard(92, timeline(second, secondAt));
+    const mic = before.map((v, i) => Math.max(-32768, Math.min(32767, v + (after[i] as number))));
+    const trusted: boolean[] = [];
+    for (let at = 0; at + FRAME <= mic.length; at += FRAME) {
+      now = at / 16;
+      if (now >= secondAt && player.writtenSamples() < 4 * 24000 + 1)
+        player.write(bufferOf(resample(second, 16000, 24000)));
+      aec.cancel(mic.subarray(at, at + FRAME), at / 16);
+      trusted.push(aec.lastVerdict().trusted);
+    }
+    const at = (ms: number) => trusted[Math.floor((ms * 16) / FRAME)];
+    expect(at(4900)).toBe(true);
+    // As the new stream's echo arrives, the filter fitted to the old delay is not vouched for.
+    expect(at(secondAt + 92 + 20)).toBe(false);
+  });
+
   it('passes the microphone through untouched while nothing has played', async () => {
     const aec = await load();
     const talk = speechFixture('speech-c').samples;

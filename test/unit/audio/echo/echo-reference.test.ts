@@ -49,6 +49,32 @@ describe('EchoReference and the player tap', () => {
     expectTone(reference.read(500, 1600), 0, 2);
   });
 
+  it('tells a stream the player started after running dry, or after a pause, from the one it continues', () => {
+    let now = 0;
+    const reference = new EchoReference({ sampleRateHz: 16000, historyMs: 5000 });
+    const player = new FakePlayer(16000, () => now);
+    player.listen(reference);
+    expect(reference.streamAt(0)).toBe(0);
+    player.write(Buffer.from(tone(100, 16000).buffer));
+    now = 50;
+    // Written while the first still plays: the same stream, sample for sample.
+    player.write(Buffer.from(tone(100, 16000).buffer));
+    const first = reference.streamAt(150);
+    expect(first).toBeGreaterThan(0);
+    // Ran dry at 200 ms; the next sentence at 260 ms is another stream, and so is what a resume plays.
+    now = 260;
+    player.write(Buffer.from(tone(300, 16000).buffer));
+    expect(reference.streamAt(230)).toBe(first);
+    const second = reference.streamAt(300);
+    expect(second).not.toBe(first);
+    now = 400;
+    player.pause();
+    now = 600;
+    player.resume();
+    expect(reference.streamAt(450)).toBe(second);
+    expect(reference.streamAt(650)).not.toBe(second);
+  });
+
   it('a stop drops from the reference what the player dropped', () => {
     let now = 0;
     const reference = new EchoReference({ sampleRateHz: 16000, historyMs: 5000 });

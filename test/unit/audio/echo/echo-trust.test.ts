@@ -107,6 +107,16 @@ describe('EchoTrust', () => {
     expect(play(trust, 20, 30).trusted).toBe(true);
   });
 
+  it('when the player starts a new stream with no pause between (the next sentence after it ran dry), checks the filter again', () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    expect(play(trust, 80, 30).trusted).toBe(true);
+    trust.streamRestarted();
+    // The new stream sounds 28 ms earlier than the last did (a player restarted on a resume had
+    // sounded that much late): the filter, aligned to the old delay, takes 6 dB out.
+    expect(trust.cancelled(power(-26), power(-26), power(-32), 30).trusted).toBe(false);
+    expect(play(trust, 20, 30).trusted).toBe(true);
+  });
+
   it('after a pause, a quiet stretch cancelled well does not vouch for a filter that takes 10 dB out of the words', () => {
     // Seen through a real sound server: the echo path changed while the reply was paused, the
     // filter took 10 dB out of the next reply's first words, then a quiet stretch, which the
