@@ -53,8 +53,8 @@ export function speakerDeath(code: number | null, signal: NodeJS.Signals | null,
 /**
  * Plays through the `speaker` package hosted in a child process, started with the player so
  * that the first reply does not wait for it. Until a host is ready, what is written waits on
- * the player's clock (a host takes 100-200 ms to load the module, which the echo reference must
- * not count as played). If the host dies (no device, device unplugged), the daemon logs it,
+ * the player's clock (a host took 126-160 ms here to load the module, which the echo reference
+ * must not count as played). If the host dies (no device, device unplugged), the daemon logs it,
  * drops that audio, and starts a new host on a later write after a backoff.
  */
 export class SpeakerPlayer extends ClockedPlayer {
@@ -116,9 +116,13 @@ export class SpeakerPlayer extends ClockedPlayer {
     this.opening();
     let settle = (): void => undefined;
     this.ready = new Promise((resolve) => (settle = resolve));
+    let settled = false;
     const playOn = (): void => {
+      if (settled) return;
+      settled = true;
       late.unsubscribe();
-      this.opened();
+      // A host outlived by a newer one (ended by `close`, then a write) leaves that one's start alone.
+      if (this.host === host || this.host === undefined) this.opened();
       settle();
     };
     const late = this.time.scheduler.schedule(() => {
