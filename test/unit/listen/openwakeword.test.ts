@@ -208,7 +208,8 @@ describe('OpenWakeWord backlog', () => {
   });
 });
 
-describe('OpenWakeWord in noise (wake.denoise)', () => {
+// Each case runs the models over dozens of noisy clips: 4-10 s of one core, more on a busy machine.
+describe('OpenWakeWord in noise (wake.denoise)', { timeout: 30_000 }, () => {
   /** test/fixtures/wake-hey-jarvis-noisy.ogg: 1.04 s of pink noise, then the phrase 8 dB above it (bench/src/make-noisy-wake-fixture.ts). */
   const NOISY_WAKE_START_MS = 1040;
   /**
