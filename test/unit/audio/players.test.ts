@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asyncScheduler, map } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CommandPlayer, commandWords } from '../../../src/audio/command-player.js';
 import { FilePlayer } from '../../../src/audio/file-player.js';
 import { pcmSource } from '../../../src/audio/file-source.js';
@@ -245,7 +245,7 @@ describe('CommandPlayer', () => {
     expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
   });
 
-  it('a pause silences the command at once; a resume plays the rest through a new one', async () => {
+  it('a pause silences the command at once and starts the next, which plays the rest on the resume', async () => {
     const out = mkdtempSync(join(dir, 'pause-'));
     let now = 0;
     const player = new CommandPlayer(`sh -c "cat > ${out}/$$.raw"`, 16000, createMemoryLogger(), {
@@ -253,8 +253,11 @@ describe('CommandPlayer', () => {
       scheduler: asyncScheduler,
     });
     player.write(pcm(1000, 16000));
+    await vi.waitFor(() => expect(readdirSync(out)).toHaveLength(1));
     now = 250;
     player.pause();
+    // The next command is already running, so the resume does not wait for it to start.
+    await vi.waitFor(() => expect(readdirSync(out)).toHaveLength(2));
     now = 900;
     expect(player.queuedMs()).toBe(750);
     player.resume();
