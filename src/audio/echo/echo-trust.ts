@@ -47,7 +47,7 @@ const CONVERGED_MIN_FRAMES = 60;
  * After any stretch with nothing to cancel, and whenever the player starts a new stream (the
  * next sentence after it ran dry, a resume), the echo path may have changed: a new stream may
  * sound with another latency (a sound server's client starting up under load takes tens to
- * hundreds of ms; a pacat restarted on a resume sounded 24-31 ms later than before the pause),
+ * hundreds of ms; a pacat started on a resume sounded 24-48 ms later than before the pause),
  * clocks drift, people move. The filter is trusted again only once it cancels as well as a
  * converged one again: the echo return loss enhancement over the last RECHECK_FRAMES frames of
  * sound, words among them, is at least CONVERGED_ERLE_DB.
