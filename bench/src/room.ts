@@ -45,6 +45,9 @@ const TARGETS = {
  */
 const LOUDER = { replies: 20, louderAfter: 5, louderBy: 60 };
 
+/** An echo lost in the room's noise (-86 dBFS): hark's voice is not heard at the microphone (a headset, a speaker across the room). */
+const UNHEARD_ECHO_DB = -60;
+
 const met = (ok: boolean): string => (ok ? 'met' : 'MISSED');
 const seedsOf = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
 const stat = (values: number[]) => ({
@@ -84,6 +87,8 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
   for (const seed of seeds) louder.push(await echoOnly({ seed, voice, echoDb: 0, configure }, LOUDER.replies, LOUDER));
   const interrupts: InterruptRun[] = [];
   for (const seed of seeds) interrupts.push(await interruptions({ seed, voice, echoDb: 0, configure }));
+  const unheard: InterruptRun[] = [];
+  for (const seed of seeds) unheard.push(await interruptions({ seed, voice, echoDb: UNHEARD_ECHO_DB, configure }));
   const quiet: QuietTalkerRun[] = [];
   for (const seed of seeds) quiet.push(await quietTalker({ seed, voice, echoDb: 0, configure }));
   const rooms: QuietRoomRun[] = [];
@@ -120,6 +125,9 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
   const detectedPerSeed = interrupts.map((r) => r.interruptions.filter((i) => i.detected).length);
   const countPerSeed = interrupts.map((r) => r.interruptions.length);
   const falses = interrupts.flatMap((r) => r.falseInterruptions);
+  const unheardDetected = unheard.flatMap((r) => r.interruptions).filter((i) => i.detected);
+  const unheardPaused = stat(unheardDetected.map((i) => i.pausedMs ?? NaN).filter(Number.isFinite));
+  const unheardStopped = stat(unheardDetected.map((i) => i.stoppedMs ?? NaN).filter(Number.isFinite));
   const questions = quiet.flatMap((r) => r.questions);
   const recall = questions.reduce((s, q) => s + q.keptMs, 0) / questions.reduce((s, q) => s + q.speechMs, 0);
   const split = questions.filter((q) => q.utterances > 1 || q.queries > 1).length;
@@ -256,6 +264,15 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
         '-',
         '',
       ],
+      [
+        `with hark's voice not heard (echo ${UNHEARD_ECHO_DB} dB): ${unheardDetected.length} of ${unheard.reduce((n, r) => n + r.interruptions.length, 0)} detected, -> paused`,
+        unheardPaused.median,
+        unheardPaused.p90,
+        unheardPaused.max,
+        '-',
+        '',
+      ],
+      ['   -> confirmed, playback stopped', unheardStopped.median, unheardStopped.p90, unheardStopped.max, '-', ''],
     ]),
   );
   if (cpu) {
@@ -285,6 +302,13 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
       selfInterruptions: r.selfInterruptions,
     })),
     latency: { pausedMs: paused, stoppedMs: stopped },
+    unheard: {
+      echoDb: UNHEARD_ECHO_DB,
+      detected: unheardDetected.length,
+      pausedMs: unheardPaused,
+      stoppedMs: unheardStopped,
+      interruptions: unheard.map((r) => r.interruptions),
+    },
     quietTalker: { recall, split, missedQuestions, questions },
     quietRoom: rooms.map((r) => ({
       minutes: r.minutes,
