@@ -143,7 +143,7 @@ const echo = z
 const bargeIn = z
   .object({
     enabled: z.boolean().default(true),
-    minSpeechMs: ms(50, 3000, 200),
+    minSpeechMs: ms(50, 3000, 300),
     resumeAfterMs: ms(50, 3000, 300),
     ownVoiceBelowDb: z.number().min(0).max(60).default(12),
   })
