@@ -75,8 +75,8 @@ describe('AcousticEchoCanceller: the reference on the player clock, the delay es
 
   it("keeps the first syllables of a user talking over hark: the suppressor after the filter does not take them for hark's voice", async () => {
     // Two talkers starting at four points of the reply, as loud as hark's echo. Before, the
-    // suppressor took 15-32 dB out of one of the first three 32 ms frames of each (over the
-    // eight, a median of 8.9 dB taken from those 96 ms), and Silero heard them a syllable late.
+    // suppressor took 15-32 dB out of one of the first three 32 ms frames of each (a median of
+    // 8.8 dB over the three), and Silero heard the syllable a syllable late.
     const takenAtOnset: number[] = [];
     for (const name of ['speech-b', 'speech-c']) {
       for (const atMs of [5000, 6300, 7700, 9100]) {
