@@ -175,13 +175,11 @@ export class AcousticEchoCanceller {
   /**
    * The adaptive filter left far more than it leaves of hark's voice alone: someone is talking
    * over hark. The suppressor after the filter cannot tell, and takes their first syllables out
-   * with hark's voice; what the filter alone left is their speech and a little of hark's. Not
-   * where the filter left more than was heard: it added an echo instead of taking one out (the
-   * echo path changed under it), and what it left is partly hark's voice.
+   * with hark's voice; what the filter alone left is their speech and a little of hark's.
    */
   private heldNearEnd(mic: Int16Array, filtered: Int16Array): boolean {
     const lossDb = this.verdict.filterLossDb;
-    if (!this.verdict.trusted || lossDb === null || power(filtered) >= power(mic)) return false;
+    if (!this.verdict.trusted || lossDb === null) return false;
     let taken = 0;
     for (let i = 0; i < mic.length; i++) taken += ((mic[i] as number) - (filtered[i] as number)) ** 2;
     const residual = (taken / mic.length) * 10 ** (-(lossDb - NEAR_END_ABOVE_RESIDUAL_DB) / 10);
