@@ -1,9 +1,8 @@
 /*
  * hark's entry points into speexdsp's acoustic echo canceller (MDF, mdf.c) and its residual
  * echo suppressor (preprocess.c), for a WebAssembly module that imports nothing.
- * One canceller owns four frame buffers inside the module's memory: the caller writes the
- * microphone and reference frames there, calls hark_aec_process, and reads the output, and the
- * adaptive filter's own output before the suppressor (what the filter alone left).
+ * One canceller owns three frame buffers inside the module's memory: the caller writes the
+ * microphone and reference frames there, calls hark_aec_process, and reads the output.
  * mdf.c is included (not linked) so that the state can be read for hark's logs.
  */
 #include "mdf.c"
@@ -13,7 +12,7 @@ typedef struct {
   SpeexEchoState *echo;
   SpeexPreprocessState *pre; /* NULL: no residual echo suppression */
   int frame;
-  spx_int16_t *mic, *ref, *out, *linear;
+  spx_int16_t *mic, *ref, *out;
   spx_int32_t *response; /* scratch for the impulse response */
 } HarkAec;
 
@@ -26,8 +25,7 @@ HarkAec *hark_aec_create(int frame, int filter, int rate, int suppress_db, int s
   h->mic = calloc(frame, sizeof(spx_int16_t));
   h->ref = calloc(frame, sizeof(spx_int16_t));
   h->out = calloc(frame, sizeof(spx_int16_t));
-  h->linear = calloc(frame, sizeof(spx_int16_t));
-  if (!h->echo || !h->mic || !h->ref || !h->out || !h->linear) return NULL;
+  if (!h->echo || !h->mic || !h->ref || !h->out) return NULL;
   /* The response covers whole frames: M * frame samples, more than `filter` when it is not a multiple. */
   h->response = calloc(h->echo->M * frame, sizeof(spx_int32_t));
   if (!h->response) return NULL;
@@ -52,12 +50,10 @@ HarkAec *hark_aec_create(int frame, int filter, int rate, int suppress_db, int s
 __attribute__((export_name("hark_aec_mic"))) spx_int16_t *hark_aec_mic(HarkAec *h) { return h->mic; }
 __attribute__((export_name("hark_aec_ref"))) spx_int16_t *hark_aec_ref(HarkAec *h) { return h->ref; }
 __attribute__((export_name("hark_aec_out"))) spx_int16_t *hark_aec_out(HarkAec *h) { return h->out; }
-__attribute__((export_name("hark_aec_linear"))) spx_int16_t *hark_aec_linear(HarkAec *h) { return h->linear; }
 
 __attribute__((export_name("hark_aec_process")))
 void hark_aec_process(HarkAec *h) {
   speex_echo_cancellation(h->echo, h->mic, h->ref, h->out);
-  memcpy(h->linear, h->out, h->frame * sizeof(spx_int16_t));
   if (h->pre) speex_preprocess_run(h->pre, h->out);
 }
 
@@ -88,6 +84,6 @@ __attribute__((export_name("hark_aec_destroy")))
 void hark_aec_destroy(HarkAec *h) {
   if (h->pre) speex_preprocess_state_destroy(h->pre);
   speex_echo_state_destroy(h->echo);
-  free(h->mic); free(h->ref); free(h->out); free(h->linear); free(h->response);
+  free(h->mic); free(h->ref); free(h->out); free(h->response);
   free(h);
 }

@@ -44,11 +44,6 @@ const CARRY_AFTER_IDLE_MS = 500;
  * filter still adapting comes out a little louder than heard; that is left as it is.
  */
 const ADDED_ECHO = 4;
-/**
- * What the filter alone left is taken as someone talking over hark when it is this much louder
- * than what it leaves of hark's voice alone (its measured loss under the echo it took out).
- */
-const NEAR_END_ABOVE_RESIDUAL_DB = 6;
 /** Microphone audio kept to train the filter again after it was re-aligned, ms. */
 const REPLAY_MS = 1500;
 
@@ -76,13 +71,7 @@ export class AcousticEchoCanceller {
   private lastActiveAt: number | undefined;
   /** The player's stream the last frame with something to cancel read (see EchoReference.streamAt). */
   private stream = 0;
-  private verdict: EchoVerdict = {
-    possible: false,
-    trusted: false,
-    predictedDbfs: -120,
-    lossDb: null,
-    filterLossDb: null,
-  };
+  private verdict: EchoVerdict = { possible: false, trusted: false, predictedDbfs: -120, lossDb: null };
 
   constructor(
     private readonly speex: SpeexCanceller,
@@ -152,38 +141,16 @@ export class AcousticEchoCanceller {
     if (stream !== this.stream && this.stream !== 0) this.trust.streamRestarted();
     this.stream = stream;
     const reference = this.reference.read(from, n);
-    const suppressed = this.speex.cancel(mic, reference);
-    const filtered = this.speex.filterOutput;
-    this.verdict = this.trust.cancelled(
-      power(mic),
-      power(reference),
-      power(suppressed),
-      this.speex.erleDb,
-      filtered && power(filtered),
-    );
-    const kept = filtered && this.heldNearEnd(mic, filtered) ? filtered : suppressed;
+    const filtered = this.speex.cancel(mic, reference);
+    this.verdict = this.trust.cancelled(power(mic), power(reference), power(filtered), this.speex.erleDb);
     // Far louder than what was heard: the filter took out an echo that is not there (a paused
     // player dropped what it had buffered, so what the reference says played never sounded).
     // What it left is its guess of hark's voice, inverted, and would be heard as speech.
-    const out = power(kept) > ADDED_ECHO * power(mic) ? Int16Array.from(mic) : kept;
+    const out = power(filtered) > ADDED_ECHO * power(mic) ? Int16Array.from(mic) : filtered;
     const echo = new Int16Array(n);
     for (let i = 0; i < n; i++) echo[i] = Math.max(-32768, Math.min(32767, (mic[i] as number) - (out[i] as number)));
     this.last = { micDbfs: dbfs(rms(mic)), outDbfs: dbfs(rms(out)), echoDbfs: dbfs(rms(echo)), active };
     return out;
-  }
-
-  /**
-   * The adaptive filter left far more than it leaves of hark's voice alone: someone is talking
-   * over hark. The suppressor after the filter cannot tell, and takes their first syllables out
-   * with hark's voice; what the filter alone left is their speech and a little of hark's.
-   */
-  private heldNearEnd(mic: Int16Array, filtered: Int16Array): boolean {
-    const lossDb = this.verdict.filterLossDb;
-    if (!this.verdict.trusted || lossDb === null) return false;
-    let taken = 0;
-    for (let i = 0; i < mic.length; i++) taken += ((mic[i] as number) - (filtered[i] as number)) ** 2;
-    const residual = (taken / mic.length) * 10 ** (-(lossDb - NEAR_END_ABOVE_RESIDUAL_DB) / 10);
-    return power(filtered) > residual;
   }
 
   /** How many times the filter was re-aligned to a new delay (and started over). */

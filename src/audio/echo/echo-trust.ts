@@ -27,13 +27,6 @@ export interface EchoVerdict {
    * converged and measured.
    */
   lossDb: number | null;
-  /**
-   * The same for the adaptive filter alone, before the residual echo suppressor: how far below
-   * the echo it takes out the filter leaves hark's voice, dB, on all but the worst tenth of the
-   * last seconds of hark's words alone. Null until converged and measured, or when the filter's
-   * own output is not known.
-   */
-  filterLossDb: number | null;
 }
 
 export interface EchoTrustOptions {
@@ -72,11 +65,6 @@ const RECHECK_FRAMES = 12;
  * make their own words count as hark's.
  */
 const POOR_LOSS_DB = 10;
-/**
- * The filter's own loss is the one it reaches on all but its worst tenth of the frames of hark's
- * words alone: what it leaves of hark's voice is rarely louder.
- */
-const FILTER_LOSS_QUANTILE = 0.1;
 const WORD_LOSS_FRAMES = 120;
 const WORD_LOSS_MIN_FRAMES = 30;
 
@@ -118,10 +106,10 @@ export class EchoTrust {
   private path = { mic: 0, reference: 0, frames: 0 };
   /** Mean power of the microphone and of what the filter left, smoothed over the frames that held only the echo. */
   private echoOnly = { mic: 0, out: 0, frames: 0 };
-  /** How much the filter and the suppressor took out of the last frames of hark's words alone, dB. */
-  private readonly wordLoss = new RecentQuantile(WORD_LOSS_FRAMES, WORD_LOSS_MIN_FRAMES, 0.5);
-  /** How much the filter alone took out of them, dB. */
-  private readonly filterLoss = new RecentQuantile(WORD_LOSS_FRAMES, WORD_LOSS_MIN_FRAMES, FILTER_LOSS_QUANTILE);
+  /** How much the filter took out of each of the last frames of hark's words alone, dB, oldest first. */
+  private readonly wordLosses: number[] = [];
+  /** Their median, kept as they change (it is read on every frame); null while there are too few. */
+  private wordLoss: number | null = null;
   /** Power of the reference in the last frames (newest last): what echoes into the frame being judged. */
   private readonly recent: number[] = [];
 
@@ -131,27 +119,14 @@ export class EchoTrust {
   idle(): EchoVerdict {
     this.idleFrames++;
     this.remember(0);
-    return {
-      possible: false,
-      trusted: this.trusted(),
-      predictedDbfs: NO_ECHO_DBFS,
-      lossDb: this.lossDb(),
-      filterLossDb: this.filterLossDb(),
-    };
+    return { possible: false, trusted: this.trusted(), predictedDbfs: NO_ECHO_DBFS, lossDb: this.lossDb() };
   }
 
   /**
    * A frame the filter cancelled: mean powers of the microphone, of the reference given to the
-   * filter and of what it left, its echo return loss enhancement so far, and the power of what
-   * the adaptive filter alone left, before the suppressor (when known).
+   * filter and of what it left, and its echo return loss enhancement so far.
    */
-  cancelled(
-    micPower: number,
-    referencePower: number,
-    outPower: number,
-    erleDb: number | null,
-    filterOutPower?: number,
-  ): EchoVerdict {
+  cancelled(micPower: number, referencePower: number, outPower: number, erleDb: number | null): EchoVerdict {
     // What the filter did before the pause says nothing of how it cancels now.
     if (this.idleFrames > 0) this.streamRestarted();
     this.idleFrames = 0;
@@ -160,23 +135,14 @@ export class EchoTrust {
       this.trained++;
       if (!this.beyondEcho(micPower)) {
         this.learnLoss(micPower, outPower);
-        if (referencePower >= this.path.reference / WORDS_BELOW_MEAN) {
-          this.wordLoss.push(lossOf({ mic: micPower, out: outPower }));
-          if (filterOutPower !== undefined) this.filterLoss.push(lossOf({ mic: micPower, out: filterOutPower }));
-        }
+        if (referencePower >= this.path.reference / WORDS_BELOW_MEAN) this.learnWordLoss(micPower, outPower);
       }
       this.learnPath(micPower, referencePower);
       keepLast(this.lately, { mic: micPower, out: outPower, reference: referencePower });
     }
     this.converged ||= this.trained >= CONVERGED_MIN_FRAMES && (erleDb ?? 0) >= CONVERGED_ERLE_DB && this.cancelsWell();
     if (this.rechecking && this.cancelsWell() && this.heldWords() && !this.cancelsPoorly()) this.rechecking = false;
-    return {
-      possible: true,
-      trusted: this.trusted(),
-      predictedDbfs: this.predictedDbfs(),
-      lossDb: this.lossDb(),
-      filterLossDb: this.filterLossDb(),
-    };
+    return { possible: true, trusted: this.trusted(), predictedDbfs: this.predictedDbfs(), lossDb: this.lossDb() };
   }
 
   /**
@@ -200,8 +166,8 @@ export class EchoTrust {
     this.trained = 0;
     this.rechecking = false;
     this.lately.length = 0;
-    this.wordLoss.clear();
-    this.filterLoss.clear();
+    this.wordLosses.length = 0;
+    this.wordLoss = null;
   }
 
   /** Everything is forgotten, the echo path's loss too (another device). */
@@ -235,8 +201,15 @@ export class EchoTrust {
 
   /** Most of the last seconds of hark's words alone, the filter took out less than POOR_LOSS_DB. */
   private wordsCancelledPoorly(): boolean {
-    const loss = this.wordLoss.value;
-    return loss !== null && loss < POOR_LOSS_DB;
+    return this.wordLoss !== null && this.wordLoss < POOR_LOSS_DB;
+  }
+
+  private learnWordLoss(micPower: number, outPower: number): void {
+    const losses = this.wordLosses;
+    losses.push(10 * Math.log10((micPower + 1) / (outPower + 1)));
+    if (losses.length > WORD_LOSS_FRAMES) losses.shift();
+    const sorted = losses.length < WORD_LOSS_MIN_FRAMES ? [] : [...losses].sort((a, b) => a - b);
+    this.wordLoss = sorted[Math.floor(sorted.length / 2)] ?? null;
   }
 
   private trusted(): boolean {
@@ -269,11 +242,7 @@ export class EchoTrust {
   private lossDb(): number | null {
     const loss = this.echoOnly;
     if (!this.converged) return null;
-    return this.wordLoss.value ?? (loss.frames < LOSS_MIN_FRAMES ? null : lossOf(loss));
-  }
-
-  private filterLossDb(): number | null {
-    return this.converged ? this.filterLoss.value : null;
+    return this.wordLoss ?? (loss.frames < LOSS_MIN_FRAMES ? null : lossOf(loss));
   }
 
   private remember(referencePower: number): void {
@@ -321,30 +290,6 @@ function erleOf(frames: readonly Powers[]): number {
 
 function lossOf(loss: { mic: number; out: number }): number {
   return 10 * Math.log10((loss.mic + 1) / (loss.out + 1));
-}
-
-/** A quantile of the last values pushed, kept as they change (it is read on every frame); null while there are too few. */
-class RecentQuantile {
-  private readonly values: number[] = [];
-  value: number | null = null;
-
-  constructor(
-    private readonly size: number,
-    private readonly min: number,
-    private readonly quantile: number,
-  ) {}
-
-  push(value: number): void {
-    this.values.push(value);
-    if (this.values.length > this.size) this.values.shift();
-    const sorted = this.values.length < this.min ? [] : [...this.values].sort((a, b) => a - b);
-    this.value = sorted[Math.floor(sorted.length * this.quantile)] ?? null;
-  }
-
-  clear(): void {
-    this.values.length = 0;
-    this.value = null;
-  }
 }
 
 function keepLast(values: Powers[], value: Powers): void {

@@ -49,8 +49,6 @@ interface Exports {
   hark_aec_mic(h: number): number;
   hark_aec_ref(h: number): number;
   hark_aec_out(h: number): number;
-  /** Absent from modules built before it was added. */
-  hark_aec_linear?(h: number): number;
   hark_aec_process(h: number): void;
   hark_aec_reset(h: number): void;
   hark_aec_adapted(h: number): number;
@@ -75,8 +73,6 @@ export class SpeexCanceller {
   private outPower = 0;
   private heardReference = false;
   private closed = false;
-  /** What the adaptive filter alone left of the last frame, before the suppressor (undefined with an older module). */
-  private linear: Int16Array | undefined;
 
   private constructor(
     private readonly wasm: Exports,
@@ -139,7 +135,6 @@ export class SpeexCanceller {
     new Int16Array(wasm.memory.buffer, wasm.hark_aec_ref(handle), n).set(reference);
     wasm.hark_aec_process(handle);
     const out = new Int16Array(wasm.memory.buffer, wasm.hark_aec_out(handle), n).slice();
-    this.linear = wasm.hark_aec_linear && new Int16Array(wasm.memory.buffer, wasm.hark_aec_linear(handle), n).slice();
     this.frames++;
     if (power(reference) > REFERENCE_FLOOR) {
       if (!this.heardReference) {
@@ -152,11 +147,6 @@ export class SpeexCanceller {
       }
     }
     return out;
-  }
-
-  /** The last frame as the adaptive filter alone left it, before the residual echo suppressor. */
-  get filterOutput(): Int16Array | undefined {
-    return this.linear;
   }
 
   state(): SpeexCancellerState {
