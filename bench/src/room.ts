@@ -56,6 +56,18 @@ const stat = (values: number[]) => ({
   max: round(Math.max(...values), 1),
 });
 
+/** Detected interruptions and, from their labelled onsets, when playback paused and stopped. */
+const onsetLatencies = (runs: InterruptRun[]) => {
+  const all = runs.flatMap((r) => r.interruptions);
+  const detected = all.filter((i) => i.detected);
+  return {
+    all,
+    detected,
+    paused: stat(detected.map((i) => i.pausedMs ?? NaN).filter(Number.isFinite)),
+    stopped: stat(detected.map((i) => i.stoppedMs ?? NaN).filter(Number.isFinite)),
+  };
+};
+
 /** Configuration changes compared against the defaults, from ROOM_CONFIG (JSON of sections), for tuning. */
 function configured(): ((config: HarkConfig) => void) | undefined {
   if (!process.env.ROOM_CONFIG) return undefined;
@@ -118,16 +130,11 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
   const at0 = echoFigures(echo0);
   const at6 = echoFigures(echo6);
   const turnedUp = echoFigures(louder);
-  const all = interrupts.flatMap((r) => r.interruptions);
-  const detected = all.filter((i) => i.detected);
-  const paused = stat(detected.map((i) => i.pausedMs ?? NaN).filter(Number.isFinite));
-  const stopped = stat(detected.map((i) => i.stoppedMs ?? NaN).filter(Number.isFinite));
+  const { detected, paused, stopped } = onsetLatencies(interrupts);
   const detectedPerSeed = interrupts.map((r) => r.interruptions.filter((i) => i.detected).length);
   const countPerSeed = interrupts.map((r) => r.interruptions.length);
   const falses = interrupts.flatMap((r) => r.falseInterruptions);
-  const unheardDetected = unheard.flatMap((r) => r.interruptions).filter((i) => i.detected);
-  const unheardPaused = stat(unheardDetected.map((i) => i.pausedMs ?? NaN).filter(Number.isFinite));
-  const unheardStopped = stat(unheardDetected.map((i) => i.stoppedMs ?? NaN).filter(Number.isFinite));
+  const notHeard = onsetLatencies(unheard);
   const questions = quiet.flatMap((r) => r.questions);
   const recall = questions.reduce((s, q) => s + q.keptMs, 0) / questions.reduce((s, q) => s + q.speechMs, 0);
   const split = questions.filter((q) => q.utterances > 1 || q.queries > 1).length;
@@ -265,14 +272,21 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
         '',
       ],
       [
-        `with hark's voice not heard (echo ${UNHEARD_ECHO_DB} dB): ${unheardDetected.length} of ${unheard.reduce((n, r) => n + r.interruptions.length, 0)} detected, -> paused`,
-        unheardPaused.median,
-        unheardPaused.p90,
-        unheardPaused.max,
+        `with hark's voice not heard (echo ${UNHEARD_ECHO_DB} dB): ${notHeard.detected.length} of ${notHeard.all.length} detected, -> paused`,
+        notHeard.paused.median,
+        notHeard.paused.p90,
+        notHeard.paused.max,
         '-',
         '',
       ],
-      ['   -> confirmed, playback stopped', unheardStopped.median, unheardStopped.p90, unheardStopped.max, '-', ''],
+      [
+        '   -> confirmed, playback stopped',
+        notHeard.stopped.median,
+        notHeard.stopped.p90,
+        notHeard.stopped.max,
+        '-',
+        '',
+      ],
     ]),
   );
   if (cpu) {
@@ -304,9 +318,9 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
     latency: { pausedMs: paused, stoppedMs: stopped },
     unheard: {
       echoDb: UNHEARD_ECHO_DB,
-      detected: unheardDetected.length,
-      pausedMs: unheardPaused,
-      stoppedMs: unheardStopped,
+      detected: notHeard.detected.length,
+      pausedMs: notHeard.paused,
+      stoppedMs: notHeard.stopped,
       interruptions: unheard.map((r) => r.interruptions),
     },
     quietTalker: { recall, split, missedQuestions, questions },
