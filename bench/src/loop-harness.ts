@@ -16,6 +16,7 @@ import type { Turn } from '../../dist/dialog/turn.js';
 import { createService, type Service } from '../../dist/service/index.js';
 import type { SimTiming } from '../../dist/sim/context.js';
 import type { SimOptions } from '../../dist/sim/server.js';
+import { afterIo } from '../../dist/system/after-io.js';
 import { silentLogger } from '../../dist/system/logger.js';
 import { RemoteSim } from './sim-client.js';
 import { monotonicMs } from './stats.js';
@@ -73,6 +74,7 @@ export async function startLoop(options: {
       logger: silentLogger,
       queue: !options.realtime,
       shutdown: NEVER,
+      afterIo,
       now: monotonicMs,
     }),
     tap((event) => {

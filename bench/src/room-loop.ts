@@ -316,6 +316,10 @@ export class RoomLoop {
           logger: silentLogger,
           queue: false,
           shutdown: this.shutdown,
+          afterIo: (work) => {
+            const scheduled = clock.schedule(work);
+            return () => scheduled.unsubscribe();
+          },
           now: () => clock.now(),
         }),
       )

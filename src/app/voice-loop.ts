@@ -19,6 +19,7 @@ import type { Logger } from '../system/logger.js';
 import { logEvents } from './log-events.js';
 import { logEchoAtBargeIn, setUpEcho, watchEcho } from './echo.js';
 import { warmUp } from './warm-up.js';
+import { afterIo } from '../system/after-io.js';
 import { servicePorts } from './service-ports.js';
 import { startTools, type ToolsOptions } from './tools.js';
 
@@ -143,6 +144,7 @@ export async function startVoiceLoop(
       shutdown: stopping,
       stops,
       metering: options.metering,
+      afterIo,
       now: () => performance.now(),
     }),
     tap((event) => {

@@ -1,3 +1,4 @@
+import { afterIo } from '../system/after-io.js';
 import { BehaviorSubject, NEVER, from, lastValueFrom, of, toArray } from 'rxjs';
 import { silentEarcons } from '../audio/earcons.js';
 import type { HarkConfig } from '../config/schema.js';
@@ -66,6 +67,7 @@ async function warmTurn(speech: WarmUpConfig['speech']): Promise<void> {
     synthesizer: { sampleRateHz: speech.sampleRateHz, synthesize: () => of(Buffer.alloc(640)) },
     player: silentPlayer(speech.sampleRateHz),
     earcons: silentEarcons,
+    afterIo,
     now: () => performance.now(),
   });
   const at = performance.now();

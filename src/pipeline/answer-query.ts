@@ -6,9 +6,10 @@ import type { Query } from '../dialog/turn.js';
 import type { Sentence } from '../speak/sentences.js';
 import type { TurnEvent } from './events.js';
 import { playSentences } from './play-sentences.js';
-import type { Earcons, Player, ReplyModel, Synthesizer } from './ports.js';
+import type { AfterIo, Earcons, Player, ReplyModel, Synthesizer } from './ports.js';
 import { prefetchAhead } from './prefetch-ahead.js';
 import { recordTurn } from './record-turn.js';
+import { requestFirst } from './request-first.js';
 import { reportTools } from './report-tools.js';
 import { speakableText } from './speakable-text.js';
 import { splitSentences } from './split-sentences.js';
@@ -21,6 +22,8 @@ export interface AnswerDeps {
   synthesizer: Synthesizer;
   player: Player;
   earcons: Earcons;
+  /** Where the turn's stages are built once its reply request is out (see requestFirst). */
+  afterIo: AfterIo;
   now: () => number;
 }
 
@@ -41,20 +44,25 @@ export function answerQuery(deps: AnswerDeps): (query: Query, control: TurnContr
             recorder.synthesis(sentence);
             return deps.synthesizer.synthesize(sentence.text).pipe(tap(() => recorder.audio()));
           });
-        return deps.replyModel.reply(messagesFor(remembered, text, query.audio)).pipe(
-          tap((event) => recorder.reply(event)),
-          reportTools(query.transcript.utteranceId, now, (reply) =>
-            reply.pipe(
-              speakableText(),
-              splitSentences(),
-              tap((sentence) => recorder.sentence(sentence)),
-              prefetchAhead(synthesize, speech.lookahead),
-              // A reply to a guess is requested and synthesized at once, but sounds only once confirmed.
-              delayWhen(() => start),
-              playSentences(player, speech.lowWaterMs),
-              recordTurn({ recorder, player, earcons, cut, start, text: spoken, now }),
+        return requestFirst(
+          deps.replyModel.reply(messagesFor(remembered, text, query.audio)),
+          (events) =>
+            events.pipe(
+              tap((event) => recorder.reply(event)),
+              reportTools(query.transcript.utteranceId, now, (reply) =>
+                reply.pipe(
+                  speakableText(),
+                  splitSentences(),
+                  tap((sentence) => recorder.sentence(sentence)),
+                  prefetchAhead(synthesize, speech.lookahead),
+                  // A reply to a guess is requested and synthesized at once, but sounds only once confirmed.
+                  delayWhen(() => start),
+                  playSentences(player, speech.lowWaterMs),
+                  recordTurn({ recorder, player, earcons, cut, start, text: spoken, now }),
+                ),
+              ),
             ),
-          ),
+          deps.afterIo,
         );
       }),
     );

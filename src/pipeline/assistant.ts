@@ -32,6 +32,7 @@ import { cancelEcho } from './cancel-echo.js';
 import { decideEndpoints } from './decide-endpoints.js';
 import { ofType, type AssistantEvent, type GateEvent, type InterruptionEvent } from './events.js';
 import type {
+  AfterIo,
   Announcement,
   WakeWordDetector,
   EchoCanceller,
@@ -81,6 +82,8 @@ export interface AssistantDeps {
   stops?: Observable<unknown> | undefined;
   /** Whether anyone looks at the meters (a status page): while false, none are made. */
   metering?: Observable<boolean> | undefined;
+  /** Where a turn builds its stages once its reply request is out (see requestFirst). */
+  afterIo: AfterIo;
   now: () => number;
 }
 
@@ -199,6 +202,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         synthesizer: deps.synthesizer,
         player,
         earcons,
+        afterIo: deps.afterIo,
         now,
       });
       const turns = verdicts.pipe(

@@ -12,6 +12,9 @@ export type { WakeWordDetection, WakeWordScores };
  * A call that returns an Observable starts when subscribed and is cancelled by unsubscribing.
  */
 
+/** Runs work once the event loop has dealt with the I/O at hand (Node: `setImmediate`); the function returned cancels it. */
+export type AfterIo = (work: () => void) => () => void;
+
 /** Voice activity: the probability that a frame of 16 kHz audio is speech. */
 export interface Vad {
   readonly name: 'silero' | 'energy';

@@ -1,6 +1,7 @@
 import {
   EMPTY,
   ReplaySubject,
+  Subscription,
   concatMap,
   connectable,
   connect,
@@ -10,10 +11,10 @@ import {
   map,
   merge,
   of,
-  shareReplay,
   take,
   takeUntil,
   tap,
+  type Connectable,
   type Observable,
   type OperatorFunction,
 } from 'rxjs';
@@ -105,17 +106,21 @@ export function takeTurns(
           running = { utteranceId, follows: tentative || query.audio !== undefined };
           if (query.audio) heardFromRecording.add(utteranceId);
           let started = !tentative;
-          const start = tentative
-            ? confirmations.pipe(
-                filter(({ query: confirmed }) => confirmed.transcript.utteranceId === utteranceId),
-                take(1),
-                map(({ query: confirmed }) => confirmed.transcript),
-                tap(() => (started = true)),
-                shareReplay(1),
-              )
-            : of(query.transcript);
-          // Listened for from the start: the transcript may come while the reply plays.
-          const text = connectable(
+          // Each is listened for from the turn's start, and told to its stages when they subscribe
+          // (a moment later, once the reply request is out): the confirmation, a cut, or the
+          // transcript may come at any time.
+          const start = remembered(
+            tentative
+              ? confirmations.pipe(
+                  filter(({ query: confirmed }) => confirmed.transcript.utteranceId === utteranceId),
+                  take(1),
+                  map(({ query: confirmed }) => confirmed.transcript),
+                  tap(() => (started = true)),
+                )
+              : of(query.transcript),
+          );
+          const cut = remembered(cutFor(query).pipe(take(1)));
+          const text = remembered(
             query.audio
               ? options.texts.pipe(
                   filter((heard) => heard.utteranceId === utteranceId),
@@ -123,10 +128,10 @@ export function takeTurns(
                   take(1),
                 )
               : of(query.text),
-            { connector: () => new ReplaySubject<string>(1), resetOnDisconnect: false },
           );
-          const listening = text.connect();
-          const control = { cut: cutFor(query), start, text, droppedReplies: droppedReplies.get(utteranceId) ?? 0 };
+          const listening = new Subscription();
+          for (const heard of [start, cut, text]) listening.add(heard.connect());
+          const control = { cut, start, text, droppedReplies: droppedReplies.get(utteranceId) ?? 0 };
           return answer(query, control).pipe(
             finalize(() => {
               listening.unsubscribe();
@@ -139,4 +144,9 @@ export function takeTurns(
       ),
     );
   });
+}
+
+/** Subscribed when connected; what it last said kept for whoever subscribes later. */
+function remembered<T>(source: Observable<T>): Connectable<T> {
+  return connectable(source, { connector: () => new ReplaySubject<T>(1), resetOnDisconnect: false });
 }

@@ -282,7 +282,8 @@ export class Transport {
     if (length !== undefined) headers['content-length'] = String(length);
     if (options.auth === 'x-api-key') headers['x-api-key'] = this.apiKey;
     else headers.authorization = `Bearer ${this.apiKey}`;
-    return (await this.pools.of(url.origin)).request({
+    const pool = this.pools.opened(url.origin) ?? (await this.pools.of(url.origin));
+    return pool.request({
       path: url.pathname + url.search,
       method: 'POST',
       headers,

@@ -22,6 +22,11 @@ export class Pools {
 
   constructor(private readonly options: PoolsOptions) {}
 
+  /** The pool already open for `origin`, for a request to go out without waiting a turn of the event loop. */
+  opened(origin: string): Pool | undefined {
+    return this.closing.signal.aborted ? undefined : this.pools.get(origin);
+  }
+
   async of(origin: string): Promise<Pool> {
     const { Pool } = await loadUndici();
     if (this.closing.signal.aborted) throw new Error('the service client is closed');

@@ -95,6 +95,8 @@ function run(
     stops?: string;
     metering?: string;
     announcements?: string;
+    /** Frames from a turn's reply request to its other stages being built (in hark: a turn of the event loop). */
+    stagesLateBy?: number;
   } = {},
 ): Run {
   const scheduler: TestScheduler = testScheduler();
@@ -158,6 +160,10 @@ function run(
               e: { id: 't2', text: 'Your egg timer is done.' },
             })
           : undefined,
+        afterIo: (work) => {
+          const scheduled = scheduler.schedule(work, options.stagesLateBy ?? 0);
+          return () => scheduled.unsubscribe();
+        },
         now: () => scheduler.now(),
       }),
       tap((event) => {
@@ -499,6 +505,35 @@ describe('the assistant, microphone to speaker', () => {
       });
       expect(r.earcons.played.filter((e) => e === 'thinking')).toHaveLength(1);
       // Nothing of the dropped reply reached the player.
+      expect(r.player.writes.reduce((n, w) => n + w.length, 0)).toBe(20);
+    });
+
+    it('a turn whose stages are built after the guess was confirmed still sounds, all of it', () => {
+      // The reply asked for at 4, the turn confirmed at 5, its stages built at 7.
+      const r = run(
+        'sssqqqq------------------------------------------|',
+        { transcripts: ['Tell me three things?'], replies: ['-a-b-(cd|)'] },
+        { config: speculating, stagesLateBy: 3 },
+      );
+      expect(r.replies[0]?.subscriptions[0]?.subscribedFrame).toBe(4);
+      expect(statesOf(r)[0]).toBe('7:thinking');
+      expect(r.turns[0]).toMatchObject({
+        heard: 'First sentence is here. Second sentence is here. Third one ends it.',
+        extraRequests: { transcriptions: 0, replies: 0 },
+      });
+    });
+
+    it("the user going on before the guess's stages are built: its reply is dropped as they are, unheard", () => {
+      const r = run(
+        'sssqqsssqqqqqqq-----------------------------------------|',
+        { transcripts: ['Add eggs', 'Add eggs and milk.'], replies: ['-a-b-(cd|)', '-(cd|)'] },
+        { config: speculating, stagesLateBy: 3 },
+      );
+      // Asked for at 4, the user went on at 5, the stages built (and the cut heard) at 7.
+      expect(r.replies[0]?.subscriptions.map((s) => [s.subscribedFrame, s.unsubscribedFrame])).toEqual([[4, 7]]);
+      expect(r.turns).toHaveLength(1);
+      expect(r.turns[0]).toMatchObject({ heard: 'Third one ends it.', extraRequests: { replies: 1 } });
+      // 20 bytes: the one sentence of the reply that was heard, nothing of the dropped one.
       expect(r.player.writes.reduce((n, w) => n + w.length, 0)).toBe(20);
     });
   });
