@@ -130,9 +130,15 @@ export function takeTurns(
               : of(query.text),
           );
           const listening = new Subscription();
-          for (const heard of [start, cut, text]) listening.add(heard.connect());
+          for (const heard of [start, text]) listening.add(heard.connect());
           const control = { cut, start, text, droppedReplies: droppedReplies.get(utteranceId) ?? 0 };
-          return answer(query, control).pipe(
+          // Listened for once the reply is asked for (off the path to the request), and before
+          // anything else can happen: nothing comes while this runs.
+          const listenForCut = defer(() => {
+            listening.add(cut.connect());
+            return EMPTY;
+          });
+          return merge(answer(query, control), listenForCut).pipe(
             finalize(() => {
               listening.unsubscribe();
               running = undefined;
