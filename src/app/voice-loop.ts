@@ -15,11 +15,11 @@ import { VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
 import { assistant } from '../pipeline/assistant.js';
 import type { AssistantEvent } from '../pipeline/events.js';
 import type { Service } from '../service/index.js';
+import { afterIo } from '../system/after-io.js';
 import type { Logger } from '../system/logger.js';
 import { logEvents } from './log-events.js';
 import { logEchoAtBargeIn, setUpEcho, watchEcho } from './echo.js';
 import { warmUp } from './warm-up.js';
-import { afterIo } from '../system/after-io.js';
 import { servicePorts } from './service-ports.js';
 import { startTools, type ToolsOptions } from './tools.js';
 

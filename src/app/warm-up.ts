@@ -1,4 +1,3 @@
-import { afterIo } from '../system/after-io.js';
 import { BehaviorSubject, NEVER, from, lastValueFrom, of, toArray } from 'rxjs';
 import { silentEarcons } from '../audio/earcons.js';
 import type { HarkConfig } from '../config/schema.js';
@@ -14,6 +13,7 @@ import { answerQuery } from '../pipeline/answer-query.js';
 import type { Player } from '../pipeline/ports.js';
 import { speakableText } from '../pipeline/speakable-text.js';
 import { splitSentences } from '../pipeline/split-sentences.js';
+import { afterIo } from '../system/after-io.js';
 import { speechRequest } from './configured-voice.js';
 
 const SAMPLE: ReplyEvent[] = [

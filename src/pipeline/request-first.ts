@@ -29,7 +29,14 @@ export function requestFirst<T, R>(
       reader = to;
       for (const notification of waiting.splice(0)) forward(notification, to);
     });
-    const cancel = afterIo(() => rest(events).subscribe(subscriber));
+    const cancel = afterIo(() => {
+      // Built outside the turn's own subscription: a stage that fails to build fails the turn, not hark.
+      try {
+        rest(events).subscribe(subscriber);
+      } catch (error) {
+        subscriber.error(error);
+      }
+    });
     return () => {
       cancel();
       requested.unsubscribe();

@@ -97,4 +97,21 @@ describe('requestFirst', () => {
     later.run();
     expect(failures).toEqual([new Error('service unavailable')]);
   });
+
+  it('a stage that fails to be built fails the turn, and lets the request go', () => {
+    const log: string[] = [];
+    const later = laterQueue();
+    const { request } = recordedRequest(log);
+    const failures: unknown[] = [];
+    requestFirst(
+      request,
+      () => {
+        throw new Error('no player');
+      },
+      later.afterIo,
+    ).subscribe({ error: (error) => failures.push(error) });
+    later.run();
+    expect(failures).toEqual([new Error('no player')]);
+    expect(log).toEqual(['asked', 'let go']);
+  });
 });
