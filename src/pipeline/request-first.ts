@@ -1,4 +1,4 @@
-import { Observable, type ObservableNotification, type OperatorFunction, type Subscriber } from 'rxjs';
+import { Observable, ReplaySubject, type OperatorFunction } from 'rxjs';
 import type { AfterIo } from './ports.js';
 
 /**
@@ -6,7 +6,8 @@ import type { AfterIo } from './ports.js';
  * `request` sent in between first. undici writes a request on a kept-alive connection only once
  * the event loop has checked the socket for a close from the server, so work done right after
  * asking would go before the request: a turn's other stages take longer to build than its reply
- * request takes to send. Unsubscribing before then cancels both.
+ * request takes to send. Unsubscribing before then cancels both. (What `request` sends is kept
+ * for the turn's life: one reply's events.)
  */
 export function requestFirst<T, R>(
   request: Observable<T>,
@@ -14,25 +15,12 @@ export function requestFirst<T, R>(
   afterIo: AfterIo,
 ): Observable<R> {
   return new Observable<R>((subscriber) => {
-    const waiting: ObservableNotification<T>[] = [];
-    let reader: Subscriber<T> | undefined;
-    const deliver = (notification: ObservableNotification<T>): void => {
-      if (reader) forward(notification, reader);
-      else waiting.push(notification);
-    };
-    const requested = request.subscribe({
-      next: (value) => deliver({ kind: 'N', value }),
-      error: (error: unknown) => deliver({ kind: 'E', error }),
-      complete: () => deliver({ kind: 'C' }),
-    });
-    const events = new Observable<T>((to) => {
-      reader = to;
-      for (const notification of waiting.splice(0)) forward(notification, to);
-    });
+    const heard = new ReplaySubject<T>();
+    const requested = request.subscribe(heard);
     const cancel = afterIo(() => {
       // Built outside the turn's own subscription: a stage that fails to build fails the turn, not hark.
       try {
-        rest(events).subscribe(subscriber);
+        rest(heard).subscribe(subscriber);
       } catch (error) {
         subscriber.error(error);
       }
@@ -42,10 +30,4 @@ export function requestFirst<T, R>(
       requested.unsubscribe();
     };
   });
-}
-
-function forward<T>(notification: ObservableNotification<T>, to: Subscriber<T>): void {
-  if (notification.kind === 'N') to.next(notification.value);
-  else if (notification.kind === 'E') to.error(notification.error);
-  else to.complete();
 }
