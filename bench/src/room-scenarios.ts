@@ -102,6 +102,9 @@ function notUser(loop: RoomLoop, phase: 'paused' | 'confirmed'): Recorded<'inter
   );
 }
 
+/** Whether the judge let the paused reply play on (the speech over it ended without interrupting, or not yet). */
+const playedOn = (phase: string | undefined): boolean => phase === 'resumed' || phase === 'dismissed';
+
 /** Waits until hark is listening with nothing playing, then a moment more (a user waits for the end of a reply). */
 async function waitForQuiet(loop: RoomLoop, pauseMs: number): Promise<void> {
   await loop.until(() => loop.state === 'listening' && loop.player.sounding() === undefined, 60_000);
@@ -158,8 +161,8 @@ export async function echoOnly(
     selfInterruptions: notUser(loop, 'confirmed').length,
     selfTurns: selfQueries(loop),
     falsePauses: pauses.length,
-    falsePausesResumed: pauses.filter(
-      ({ at }) => interruptions.find((e) => e.at >= at && e.event.phase !== 'paused')?.event.phase === 'resumed',
+    falsePausesResumed: pauses.filter(({ at }) =>
+      playedOn(interruptions.find((e) => e.at >= at && e.event.phase !== 'paused')?.event.phase),
     ).length,
     ownTranscriptions: loop.hearings.filter((h) => h.source !== 'user').length,
     audioMs: loop.now(),
@@ -270,7 +273,7 @@ async function falseInterruption(loop: RoomLoop, noise: LabelledClip): Promise<F
   return {
     clip: noise.name,
     paused: phases.includes('paused'),
-    resumed: phases.includes('resumed'),
+    resumed: phases.some(playedOn),
     cancelled:
       phases.includes('confirmed') ||
       ofType(loop, 'turn')

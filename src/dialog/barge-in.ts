@@ -1,8 +1,12 @@
 import type { SegmenterEvent } from '../listen/speech-events.js';
 import type { AssistantState } from './turn.js';
 
-/** What the judge decides about speech heard while hark is busy. */
-export type BargeInPhase = 'paused' | 'resumed' | 'confirmed';
+/**
+ * What the judge decides about speech heard while hark is busy: the reply paused for it, resumed
+ * (not an interruption, so far), the interruption confirmed; or, when speech the reply paused
+ * for is over without interrupting, dismissed: the reply plays on, and its words are no query.
+ */
+export type BargeInPhase = 'paused' | 'resumed' | 'confirmed' | 'dismissed';
 
 export interface BargeInPolicy {
   /** Speech (voiced frames the VAD scored as the user's) that makes an interruption. */
@@ -27,10 +31,21 @@ export class BargeInJudge {
   /**
    * The stretch being judged: the segmenter's speech `id`, the voiced time it had before this
    * judgement began (after a resume inside one stretch, only speech since counts), and the stream
-   * time its first voiced frame since began at.
+   * time its first voiced frame since began at; whether the reply ever paused for it, and its
+   * voiced time at its last frame heard while hark was busy.
    */
   private stretch:
-    { id: number; sinceMs: number; lastMs: number; fromMs?: number; paused: boolean; confirmed: boolean } | undefined;
+    | {
+        id: number;
+        sinceMs: number;
+        lastMs: number;
+        fromMs?: number;
+        paused: boolean;
+        confirmed: boolean;
+        judged: boolean;
+        busyMs: number;
+      }
+    | undefined;
 
   constructor(private readonly policy: BargeInPolicy) {}
 
@@ -41,18 +56,21 @@ export class BargeInJudge {
       case 'silence':
         return event.silentMs >= this.policy.resumeAfterMs ? this.resume(event.id) : undefined;
       case 'discarded':
-        return this.end(event.id);
+        return this.end(event.id, false);
       case 'utterance':
-        return event.utterance.final ? this.end(event.utterance.id) : undefined;
+        return event.utterance.final ? this.end(event.utterance.id, true) : undefined;
     }
   }
 
   private speech(id: number, durationMs: number, atMs: number, hark: AssistantState): BargeInPhase | undefined {
-    if (this.stretch?.id !== id) this.stretch = { id, sinceMs: 0, lastMs: 0, paused: false, confirmed: false };
+    if (this.stretch?.id !== id) {
+      this.stretch = { id, sinceMs: 0, lastMs: 0, paused: false, confirmed: false, judged: false, busyMs: 0 };
+    }
     const stretch = this.stretch;
     const voicedMs = durationMs - stretch.sinceMs;
     stretch.fromMs ??= atMs - (durationMs - stretch.lastMs);
     stretch.lastMs = durationMs;
+    if (hark !== 'listening') stretch.busyMs = durationMs;
     if (stretch.confirmed) return undefined;
     const gapsMs = Math.max(0, atMs - stretch.fromMs - voicedMs);
     if (hark !== 'listening' && voicedMs + Math.min(gapsMs, voicedMs / 2) >= this.policy.minSpeechMs) {
@@ -61,6 +79,7 @@ export class BargeInJudge {
     }
     if (hark === 'speaking' && !stretch.paused) {
       stretch.paused = true;
+      stretch.judged = true;
       return 'paused';
     }
     return undefined;
@@ -74,14 +93,21 @@ export class BargeInJudge {
   private resume(id: number): BargeInPhase | undefined {
     const stretch = this.stretch;
     if (stretch?.id !== id || !stretch.paused || stretch.confirmed) return undefined;
-    this.stretch = { id, sinceMs: stretch.lastMs, lastMs: stretch.lastMs, paused: false, confirmed: false };
+    this.stretch = { ...stretch, sinceMs: stretch.lastMs, fromMs: undefined, paused: false };
     return 'resumed';
   }
 
-  private end(id: number): BargeInPhase | undefined {
+  /**
+   * The stretch is over. An utterance paused for and never confirmed is dismissed, unless the
+   * user went on for `minSpeechMs` after hark fell silent: speech hark played on over (a word too
+   * short to interrupt, its own voice let through by the canceller) never becomes a query.
+   */
+  private end(id: number, utterance: boolean): BargeInPhase | undefined {
     const stretch = this.stretch;
     if (stretch?.id !== id) return undefined;
     this.stretch = undefined;
-    return stretch.paused && !stretch.confirmed ? 'resumed' : undefined;
+    if (stretch.confirmed) return undefined;
+    if (utterance && stretch.judged && stretch.lastMs - stretch.busyMs < this.policy.minSpeechMs) return 'dismissed';
+    return stretch.paused ? 'resumed' : undefined;
   }
 }

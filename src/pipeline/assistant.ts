@@ -162,6 +162,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
                 type: 'interruption',
                 phase: 'confirmed',
                 atMs: detection.atMs,
+                utteranceId: undefined,
               })),
               once(),
             )
@@ -189,7 +190,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         tap((decided) => endpoint.next(decided)),
       );
       const verdicts = merge(
-        transcripts.pipe(admitTranscripts(config.listen, heardState, conversation, now)),
+        transcripts.pipe(admitTranscripts(config.listen, heardState, conversation, interruptions, now)),
         hears ? listened.pipe(queryRecordings(now)) : EMPTY,
         detections.pipe(map((d): GateEvent => ({ type: 'wake', phrase: d.model, score: d.score }))),
       ).pipe(once());
@@ -266,7 +267,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const holding = interruptions.pipe(
         tap((event) => {
           if (event.phase === 'paused') player.pause();
-          if (event.phase === 'resumed') player.resume();
+          if (event.phase === 'resumed' || event.phase === 'dismissed') player.resume();
         }),
       );
 

@@ -17,9 +17,15 @@ export type ListenEvent = SegmenterEvent | { type: 'no-wake-word'; utteranceId: 
 /**
  * Speech while hark is busy: the reply paused at once, resumed when the speech was not an
  * interruption after all (a cough, a knock, its own echo), or the interruption confirmed.
- * `atMs` is the stream time of the frame that decided it.
+ * `atMs` is the stream time of the frame that decided it; `utteranceId` the speech judged
+ * (none when the wake word interrupted).
  */
-export type InterruptionEvent = { type: 'interruption'; phase: BargeInPhase; atMs: number | undefined };
+export type InterruptionEvent = {
+  type: 'interruption';
+  phase: BargeInPhase;
+  atMs: number | undefined;
+  utteranceId: number | undefined;
+};
 
 /** What transcription made of an utterance. */
 export type TranscriptEvent =

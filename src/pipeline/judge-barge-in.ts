@@ -16,8 +16,10 @@ export function judgeBargeIn(
         withLatestFrom(state),
         concatMap(([event, hark]) => {
           const phase = judge.push(event, hark);
+          if (!phase) return [];
           const atMs = event.type === 'speech' || event.type === 'silence' ? event.atMs : undefined;
-          return phase ? of<InterruptionEvent>({ type: 'interruption', phase, atMs }) : [];
+          const utteranceId = 'id' in event ? event.id : event.utterance.id;
+          return of<InterruptionEvent>({ type: 'interruption', phase, atMs, utteranceId });
         }),
       );
     });

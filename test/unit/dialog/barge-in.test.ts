@@ -12,6 +12,22 @@ const speech = (id: number, durationMs: number, atMs = 0): SegmenterEvent => ({
   atMs,
 });
 const silence = (id: number, silentMs: number): SegmenterEvent => ({ type: 'silence', id, silentMs, atMs: 0 });
+/** The end of stretch `id`: its utterance, sent to be transcribed. */
+const ended = (id: number): SegmenterEvent => ({
+  type: 'utterance',
+  utterance: {
+    id,
+    part: 0,
+    final: true,
+    samples: new Int16Array(0),
+    sampleRateHz: 16_000,
+    onsetMs: 0,
+    endMs: 0,
+    onsetAt: 0,
+    speechEndedAt: 0,
+    overlapped: true,
+  },
+});
 
 describe('BargeInJudge', () => {
   it('a new stretch of speech after a resumed pause can pause and interrupt again, on its own speech', () => {
@@ -61,5 +77,46 @@ describe('BargeInJudge', () => {
     expect(judge.push(silence(2, 544), 'speaking')).toBeUndefined();
     expect(judge.push(speech(2, 64, 5608), 'speaking')).toBeUndefined();
     expect(judge.push(silence(2, 608), 'speaking')).toBe('resumed');
+  });
+
+  describe('whether the words of speech over hark become a query', () => {
+    const POLICY = { minSpeechMs: 300, resumeAfterMs: 200 };
+
+    it('speech the reply paused for and played on over is dismissed when it ends: its words are no query', () => {
+      // What a real sound server did: hark's own voice let through by the canceller for 160 ms.
+      const judge = new BargeInJudge(POLICY);
+      expect(judge.push(speech(3, 32), 'speaking')).toBe('paused');
+      for (let ms = 64; ms <= 160; ms += 32) expect(judge.push(speech(3, ms), 'speaking')).toBeUndefined();
+      expect(judge.push(silence(3, 224), 'speaking')).toBe('resumed');
+      expect(judge.push(ended(3), 'speaking')).toBe('dismissed');
+    });
+
+    it('still paused when it ends, it is resumed and dismissed at once', () => {
+      const judge = new BargeInJudge(POLICY);
+      expect(judge.push(speech(4, 32), 'speaking')).toBe('paused');
+      expect(judge.push(ended(4), 'speaking')).toBe('dismissed');
+    });
+
+    it('an interruption confirmed is no dismissal', () => {
+      const judge = new BargeInJudge(POLICY);
+      judge.push(speech(5, 32), 'speaking');
+      expect(judge.push(speech(5, 320), 'speaking')).toBe('confirmed');
+      expect(judge.push(ended(5), 'listening')).toBeUndefined();
+    });
+
+    it('the user going on after the reply ended makes it a query: hark answers it', () => {
+      const judge = new BargeInJudge(POLICY);
+      expect(judge.push(speech(6, 32), 'speaking')).toBe('paused');
+      expect(judge.push(silence(6, 224), 'speaking')).toBe('resumed');
+      // The reply ends; the user, who only paused, says the rest.
+      for (let ms = 64; ms <= 352; ms += 32) judge.push(speech(6, ms), 'listening');
+      expect(judge.push(ended(6), 'listening')).toBeUndefined();
+    });
+
+    it('a word too short to interrupt while hark thinks was never paused for: its words stay a query', () => {
+      const judge = new BargeInJudge(POLICY);
+      expect(judge.push(speech(7, 96), 'thinking')).toBeUndefined();
+      expect(judge.push(ended(7), 'thinking')).toBeUndefined();
+    });
   });
 });

@@ -344,6 +344,25 @@ describe('the assistant, microphone to speaker', () => {
     expect(verdict?.event).toMatchObject({ type: 'ignored', reason: 'own voice' });
   });
 
+  it('speech over hark too short to interrupt is no query, whatever transcription made of it', () => {
+    // Two frames over hark's reply (15-16), as hark's own voice let through by the canceller:
+    // the reply pauses and plays on; transcription hears words hark never said (as the
+    // stand-in does), and they neither cut the reply nor become a turn.
+    const r = run('sssqq----------ssqq------------------------------------------|', {
+      transcripts: ['Tell me three things.', 'What about the keepers?'],
+      replies: ['-a-b-(cd|)'],
+    });
+    expect(r.asked).toHaveLength(1);
+    expect(r.turns).toHaveLength(1);
+    expect(r.turns[0]).toMatchObject({
+      interrupted: false,
+      heard: 'First sentence is here. Second sentence is here. Third one ends it.',
+    });
+    const verdict = r.events.find(({ event }) => event.type === 'ignored');
+    expect(verdict?.event).toMatchObject({ type: 'ignored', reason: 'not an interruption' });
+    expect(r.events.some(({ event }) => event.type === 'barge-in')).toBe(false);
+  });
+
   it('a query cut before hark said anything is carried into the next one', () => {
     // The reply has not started when the user goes on talking (7-9): nothing was heard.
     const r = run('sssqq--sssqq----------------------------------------|', {
