@@ -205,7 +205,7 @@ export class DelayEstimator {
       this.candidateMs = null;
       return;
     }
-    if (current && (this.candidateMs === null || Math.abs(delayMs - this.candidateMs) > JUMP_MS)) {
+    if (this.candidateMs === null || Math.abs(delayMs - this.candidateMs) > JUMP_MS) {
       this.candidateMs = delayMs;
       return;
     }
