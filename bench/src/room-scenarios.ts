@@ -28,6 +28,8 @@ export interface ScenarioOptions {
   configure?: ((config: HarkConfig) => void) | undefined;
   /** Keep what the replay of the listening half needs (see room-cpu.ts). */
   record?: boolean;
+  /** The room's sound server underruns (see `RoomOptions.underruns`). */
+  underruns?: RoomOptions['underruns'];
 }
 
 /** The room for a seed: the delay (30-300 ms) and the room response are drawn from it; hark is told neither. */
@@ -60,7 +62,7 @@ function mulberry(seed: number): () => number {
 function start(options: ScenarioOptions, replies: string[][]): Promise<RoomLoop> {
   return RoomLoop.start({
     seed: options.seed,
-    room: roomFor(options.seed, options.echoDb),
+    room: { ...roomFor(options.seed, options.echoDb), underruns: options.underruns },
     voice: options.voice,
     replies,
     configure: options.configure,

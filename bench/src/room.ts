@@ -3,7 +3,7 @@
  * echo canceller, the segmenter, barge-in) on virtual time, its own voice coming back through
  * the room (delay 30-300 ms drawn per seed and never told to hark, drifting, reverberant), and
  * every figure scored against the hand-made labels of the user's side of the room: the echo
- * alone over 50 replies at 0 and +6 dB, real interruptions and false ones (cough, door, knock)
+ * alone over 50 replies at 0 and +6 dB and through a sound server that runs dry, real interruptions and false ones (cough, door, knock)
  * over hark's speech, a quiet talker, a quiet room with clicks and earcons, and the CPU of the
  * listening half. See bench/src/room-loop.ts for the harness.
  */
@@ -44,6 +44,13 @@ const TARGETS = {
  * than hark measured.
  */
 const LOUDER = { replies: 20, louderAfter: 5, louderBy: 60 };
+
+/**
+ * The sound server runs dry about every 20 s (10 to 30 s) for 48 ms and plays on that much
+ * later; at the next underrun it catches up: the echo path shifts by 48 ms at once, under a
+ * filter aligned to the old delay.
+ */
+const UNDERRUNS = { everyMs: 20_000, gapMs: 48, replies: 30 };
 
 /** An echo lost in the room's noise (-86 dBFS): hark's voice is not heard at the microphone (a headset, a speaker across the room). */
 const UNHEARD_ECHO_DB = -60;
@@ -97,8 +104,16 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
   }
   const louder: EchoRun[] = [];
   for (const seed of seeds) louder.push(await echoOnly({ seed, voice, echoDb: 0, configure }, LOUDER.replies, LOUDER));
+  const underrun: EchoRun[] = [];
+  const underruns = { everyMs: UNDERRUNS.everyMs, gapMs: UNDERRUNS.gapMs };
+  for (const seed of seeds) {
+    underrun.push(await echoOnly({ seed, voice, echoDb: 0, configure, underruns }, UNDERRUNS.replies));
+  }
   const interrupts: InterruptRun[] = [];
   for (const seed of seeds) interrupts.push(await interruptions({ seed, voice, echoDb: 0, configure }));
+  const interruptsUnderrun: InterruptRun[] = [];
+  for (const seed of seeds)
+    interruptsUnderrun.push(await interruptions({ seed, voice, echoDb: 0, configure, underruns }));
   const unheard: InterruptRun[] = [];
   for (const seed of seeds) unheard.push(await interruptions({ seed, voice, echoDb: UNHEARD_ECHO_DB, configure }));
   const quiet: QuietTalkerRun[] = [];
@@ -130,6 +145,9 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
   const at0 = echoFigures(echo0);
   const at6 = echoFigures(echo6);
   const turnedUp = echoFigures(louder);
+  const ranDry = echoFigures(underrun);
+  const ranDryDetected = interruptsUnderrun.map((r) => r.interruptions.filter((i) => i.detected).length);
+  const ranDryLatency = onsetLatencies(interruptsUnderrun);
   const { detected, paused, stopped } = onsetLatencies(interrupts);
   const detectedPerSeed = interrupts.map((r) => r.interruptions.filter((i) => i.detected).length);
   const countPerSeed = interrupts.map((r) => r.interruptions.length);
@@ -205,6 +223,20 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
       [
         'echo turned up: pauses with no user speech (all resumed?); transcriptions of hark or noise',
         `${perSeed(turnedUp.falsePauses)}, resumed ${sum(turnedUp.falsePausesResumed)}; ${perSeed(turnedUp.ownTranscriptions)}`,
+        '-',
+        '',
+      ],
+      [
+        `sound server running dry every ~${UNDERRUNS.everyMs / 1000} s for ${UNDERRUNS.gapMs} ms, echo 0 dB, ${UNDERRUNS.replies} replies: self-interruptions + self-transcribed turns`,
+        perSeed(ranDry.selfInterruptions.map((v, i) => v + (ranDry.selfTurns[i] ?? 0))),
+        '0 each',
+        met(Math.max(...ranDry.selfInterruptions.map((v, i) => v + (ranDry.selfTurns[i] ?? 0))) === 0),
+      ],
+      [
+        'running dry: pauses with no user speech (all resumed?); real interruptions detected; -> confirmed median (p90) ms',
+        `${perSeed(ranDry.falsePauses)}, resumed ${sum(ranDry.falsePausesResumed)}; ${ranDryDetected
+          .map((d, i) => `${d}/${interruptsUnderrun[i]?.interruptions.length ?? 0}`)
+          .join(' / ')}; ${ranDryLatency.stopped.median} (${ranDryLatency.stopped.p90})`,
         '-',
         '',
       ],
@@ -310,6 +342,12 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
     echo0dB: at0,
     echo6dB: at6,
     echoTurnedUp: { ...LOUDER, ...turnedUp },
+    underruns: {
+      ...UNDERRUNS,
+      ...ranDry,
+      interruptions: interruptsUnderrun.map((r) => r.interruptions),
+      selfInterruptionsAmongInterruptions: interruptsUnderrun.map((r) => r.selfInterruptions),
+    },
     interruptions: interrupts.map((r) => ({
       interruptions: r.interruptions,
       falseInterruptions: r.falseInterruptions,

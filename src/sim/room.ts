@@ -25,6 +25,12 @@ export interface RoomOptions {
   echoDb: number;
   /** The user's speech over the noise, dB. */
   snrDb: number;
+  /**
+   * Underruns of the sound server, none when absent: about every `everyMs` (at random) the
+   * speaker falls silent for `gapMs` and then plays on that much later; at the next one it skips
+   * ahead to the old delay again. The echo path shifts at once, as through a real sound server.
+   */
+  underruns?: { everyMs: number; gapMs: number };
 }
 
 export const DEFAULT_ROOM: RoomOptions = {
@@ -68,6 +74,13 @@ export class Room {
   private readonly convolver: BlockConvolver;
   private noiseState = 0;
   private at = 0;
+  /** When each underrun happened, ms since the room was made. */
+  readonly underrunsAt: number[] = [];
+  private readonly underrunRandom: () => number;
+  private nextUnderrun = Infinity;
+  /** Samples the speaker is behind after an underrun, and the sample its silence lasts until. */
+  private behind = 0;
+  private silentUntil = 0;
 
   constructor(options: Partial<RoomOptions> = {}) {
     this.options = { ...DEFAULT_ROOM, ...options };
@@ -78,7 +91,10 @@ export class Room {
     this.convolver = new BlockConvolver(this.response);
     this.echoGain = echoGainFor(o, o.echoDb);
     this.noiseGain = (32768 * 10 ** ((o.speechLevelDbfs - o.snrDb) / 20)) / NOISE_RMS;
-    this.history = new Float64Array(Math.ceil(((o.delayMs + o.driftMs) / 1000) * RATE) + 2 * TAPS + 1);
+    const gapMs = o.underruns?.gapMs ?? 0;
+    this.history = new Float64Array(Math.ceil(((o.delayMs + o.driftMs + gapMs) / 1000) * RATE) + 2 * TAPS + 1);
+    this.underrunRandom = mulberry32(o.seed + 7717);
+    this.scheduleUnderrun(0);
   }
 
   /** From now on the echo reaches the microphone at this level against the user's speech, dB (a speaker turned up or down). */
@@ -100,9 +116,11 @@ export class Room {
     const delayed = new Float64Array(n);
     const size = this.history.length;
     for (let i = 0; i < n; i++) {
-      this.history[(this.at + i) % size] = played[i] as number;
-      const back = (this.delayAt(this.at + i) / 1000) * RATE;
-      delayed[i] = this.fractional(this.at + i - back);
+      const index = this.at + i;
+      this.history[index % size] = played[i] as number;
+      if (index >= this.nextUnderrun) this.underrun(index);
+      const back = (this.delayAt(index) / 1000) * RATE + this.behind;
+      delayed[i] = index < this.silentUntil ? 0 : this.fractional(index - back);
     }
     const echo = this.convolver.push(delayed);
     const noise = new Float64Array(n);
@@ -118,6 +136,26 @@ export class Room {
     }
     this.at += n;
     return { mic, echo, noise };
+  }
+
+  /** The speaker falls silent and plays on later, or, already behind, skips ahead to where it was. */
+  private underrun(index: number): void {
+    this.underrunsAt.push((index / RATE) * 1000);
+    const gap = Math.round(((this.options.underruns?.gapMs ?? 0) / 1000) * RATE);
+    if (this.behind === 0) {
+      this.behind = gap;
+      this.silentUntil = index + gap;
+    } else {
+      this.behind = 0;
+    }
+    this.scheduleUnderrun(index);
+  }
+
+  private scheduleUnderrun(from: number): void {
+    const every = this.options.underruns?.everyMs;
+    if (every === undefined) return;
+    const afterMs = every * (0.5 + this.underrunRandom());
+    this.nextUnderrun = from + Math.round((afterMs / 1000) * RATE);
   }
 
   /** The played signal at fractional sample `position` (never more than the history back), zero before the start. */

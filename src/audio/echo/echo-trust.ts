@@ -85,6 +85,19 @@ const BEYOND_ECHO = 4;
 const BEYOND_ECHO_SLOWER = 10;
 /** Reverberation after the direct sound that the prediction covers, ms (20 dB down in a room of RT60 300 ms). */
 const REVERB_MS = 100;
+/**
+ * A converged filter takes 15 dB or more out of hark's words. One aligned to an echo path that
+ * has since shifted (the sound server ran dry for a moment and plays on later, a player fell
+ * behind) takes out next to nothing, or adds its guess of hark's voice where the voice no longer
+ * is, and goes on doing so until the delay is measured again, half a second or more. When it
+ * left over LITTLE_TAKEN of the microphone's power (took out less than 1 dB) on MISFITS of
+ * the last MISFIT_FRAMES frames of hark's words (the user not louder than the echo), it is not
+ * trusted again until it cancels well again. In the room bench's first room, with the user
+ * talking over hark as loud as its echo, that happened on 2 of 368 such frames while they spoke.
+ */
+const LITTLE_TAKEN = 10 ** (-1 / 10);
+const MISFITS = 4;
+const MISFIT_FRAMES = 6;
 /** Reference frames quieter than this mean power (about -70 dBFS) tell nothing about the echo path, and echo none. */
 export const REFERENCE_FLOOR = 32768 * 32768 * 1e-7;
 
@@ -110,6 +123,8 @@ export class EchoTrust {
   private readonly wordLosses: number[] = [];
   /** Their median, kept as they change (it is read on every frame); null while there are too few. */
   private wordLoss: number | null = null;
+  /** Whether the filter took next to nothing out of each of the last frames of hark's words (newest last). */
+  private readonly misfits: boolean[] = [];
   /** Power of the reference in the last frames (newest last): what echoes into the frame being judged. */
   private readonly recent: number[] = [];
 
@@ -135,7 +150,10 @@ export class EchoTrust {
       this.trained++;
       if (!this.beyondEcho(micPower)) {
         this.learnLoss(micPower, outPower);
-        if (referencePower >= this.path.reference / WORDS_BELOW_MEAN) this.learnWordLoss(micPower, outPower);
+        if (referencePower >= this.path.reference / WORDS_BELOW_MEAN) {
+          this.learnWordLoss(micPower, outPower);
+          this.noteFit(micPower, outPower);
+        }
       }
       this.learnPath(micPower, referencePower);
       keepLast(this.lately, { mic: micPower, out: outPower, reference: referencePower });
@@ -152,6 +170,7 @@ export class EchoTrust {
    */
   streamRestarted(): void {
     this.lately.length = 0;
+    this.misfits.length = 0;
     this.rechecking = this.converged;
   }
 
@@ -168,6 +187,7 @@ export class EchoTrust {
     this.lately.length = 0;
     this.wordLosses.length = 0;
     this.wordLoss = null;
+    this.misfits.length = 0;
   }
 
   /** Everything is forgotten, the echo path's loss too (another device). */
@@ -202,6 +222,14 @@ export class EchoTrust {
   /** Most of the last seconds of hark's words alone, the filter took out less than POOR_LOSS_DB. */
   private wordsCancelledPoorly(): boolean {
     return this.wordLoss !== null && this.wordLoss < POOR_LOSS_DB;
+  }
+
+  /** A frame of hark's words alone: a filter that took next to nothing out of most of the last few no longer fits the echo path. */
+  private noteFit(micPower: number, outPower: number): void {
+    const misfits = this.misfits;
+    misfits.push(outPower > LITTLE_TAKEN * micPower);
+    if (misfits.length > MISFIT_FRAMES) misfits.shift();
+    if (this.converged && !this.rechecking && misfits.filter(Boolean).length >= MISFITS) this.streamRestarted();
   }
 
   private learnWordLoss(micPower: number, outPower: number): void {

@@ -65,6 +65,43 @@ describe('Room', () => {
     expect(Math.min(...delays)).toBeGreaterThanOrEqual(145);
   });
 
+  it('on an underrun, falls silent for the gap and plays on that much later; at the next, skips back to the old delay', () => {
+    // A click every 250 ms; each underrun comes 0.5 to 1.5 s after the last.
+    const clickTimes = Array.from({ length: 15 }, (_, k) => 50 + 250 * k);
+    const clicks = new Int16Array(16000 * 4);
+    for (const t of clickTimes) clicks[t * 16] = 20000;
+    const room = new Room({
+      seed: 4,
+      delayMs: 100,
+      driftMs: 0,
+      directToReverbDb: 40,
+      underruns: { everyMs: 1000, gapMs: 48 },
+    });
+    const { echo } = room.hear(clicks);
+    const [first, second, third = 4000] = room.underrunsAt as [number, number, number?];
+    expect(first).toBeGreaterThanOrEqual(500);
+    expect(second - first).toBeGreaterThanOrEqual(500);
+    /** How long after it was played the click was heard, ms, or null if it never was. */
+    const heardAfter = (playedMs: number): number | null => {
+      let peak = (playedMs + 20) * 16;
+      for (let i = peak; i < (playedMs + 200) * 16; i++)
+        if (Math.abs(echo[i] as number) > Math.abs(echo[peak] as number)) peak = i;
+      return Math.abs(echo[peak] as number) > 5000 ? peak / 16 - playedMs : null;
+    };
+    const heard = (times: number[]) => times.map(heardAfter);
+    const before = clickTimes.filter((t) => t + 100 < first);
+    const behind = clickTimes.filter((t) => t + 100 > first + 48 && t + 148 < second);
+    const after = clickTimes.filter((t) => t + 100 > second && t + 100 < third);
+    expect(behind.length).toBeGreaterThan(0);
+    expect(after.length).toBeGreaterThan(0);
+    expect(heard(before)).toEqual(before.map(() => 100));
+    expect(heard(behind)).toEqual(behind.map(() => 148));
+    expect(heard(after)).toEqual(after.map(() => 100));
+    // Nothing but the room's reverberation sounds in the gap itself.
+    const gap = echo.subarray(Math.round(first * 16), Math.round((first + 48) * 16));
+    expect(Math.max(...Array.from(gap, Math.abs))).toBeLessThan(100);
+  });
+
   it('mixes in the user unchanged', () => {
     const user = atLevel(speechFixture('speech-b').samples, -26);
     const heard = new Room({ seed: 1, snrDb: 90 }).hear(new Int16Array(user.length), user);

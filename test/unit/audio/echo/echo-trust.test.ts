@@ -161,6 +161,22 @@ describe('EchoTrust', () => {
     expect(hear(changed, 2000 / FRAME_MS, -46, -76).trusted).toBe(true);
   });
 
+  it("stops trusting at once a filter the echo path slipped away from (it takes next to nothing out of hark's words), not a frame early", () => {
+    const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+    expect(play(trust, 80, 30).trusted).toBe(true);
+    // Now and then a frame the filter takes little out of: it still fits.
+    for (let i = 0; i < 6; i++) expect(hear(trust, 1, -46, i % 2 === 0 ? -46 : -76).trusted).toBe(true);
+    // The user as loud again as the echo, for a second: the filter takes their voice out of nothing.
+    expect(hear(trust, 60, -36, -36.5).trusted).toBe(true);
+    expect(hear(trust, 6, -46, -76).trusted).toBe(true);
+    // The sound server ran dry and plays on later: what the filter takes out is no longer there.
+    expect(hear(trust, 3, -46, -45.5).trusted).toBe(true);
+    expect(hear(trust, 1, -46, -45.5).trusted).toBe(false);
+    expect(hear(trust, 10, -46, -76).trusted).toBe(false);
+    // Once it cancels hark's words well again, it is trusted again.
+    expect(play(trust, 20, 30).trusted).toBe(true);
+  });
+
   it('the user talking over hark does not make the echo seem as loud as the user', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     play(trust, 60, 0);
