@@ -2,13 +2,17 @@
  * How fast the echo delay drifts: the player's and the microphone's clocks never run at quite the
  * same rate, so the delay grows or shrinks steadily (tens to hundreds of parts per million).
  * Told every new delay estimate with when it was made, it gives the rate, so the delay can be
- * carried across a silence (nothing to measure it on) instead of found again after it. Pure.
+ * carried across a silence (nothing to measure it on) instead of found again after it. A jump
+ * is not drift but another echo path (a sound server that ran dry, another device): the rate is
+ * measured afresh from there. Pure.
  */
 export class DelayDrift {
   private points: { atMs: number; delayMs: number }[] = [];
 
   /** A new estimate of the delay, made at `atMs`. */
   note(atMs: number, delayMs: number): void {
+    const last = this.points.at(-1);
+    if (last && Math.abs(delayMs - last.delayMs - this.over(atMs - last.atMs)) > JUMP_MS) this.points = [];
     this.points.push({ atMs, delayMs });
     this.points = this.points.filter((p) => p.atMs > atMs - WINDOW_MS);
   }
@@ -42,5 +46,7 @@ const MIN_POINTS = 6;
 const MIN_SPAN_MS = 2000;
 /** Clocks further apart than 1000 ppm are not drift but a change of the path. */
 const MAX_RATE = 0.001;
+/** A delay this far from where the rate seen so far puts it is another echo path, ms. */
+const JUMP_MS = 10;
 /** A silence longer than this is carried only this far: after a minute, the delay is found afresh anyway. */
 const MAX_CARRY_MS = 60_000;
