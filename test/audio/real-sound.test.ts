@@ -291,6 +291,51 @@ describe('hark hearing its own voice through a real sound server', () => {
     );
   });
 
+  it('with its echo path shifting under the canceller mid-reply (the loopback restarted with another latency), plays the reply to the end', async ({
+    onTestFailed,
+  }) => {
+    onTestFailed(printLastEvents);
+    unplug?.();
+    unplug = feedBack(server, 'hark_speaker', 'hark_mic_feed', -8);
+    const reply = 'The keeper climbed the stairs, trimmed the wick and wound the clockwork every night. '.repeat(2);
+    sim.script.clear();
+    sim.script
+      .transcript('Tell me about the keepers.', 'What about the ships?')
+      .reply({ text: reply, tokensPerSecond: 30 });
+    const seen = events.length;
+    const speaking = nextEventWhere((e) => e.event === 'assistant.state' && e.state === 'speaking', 60_000);
+    const firstTurn = nextEvent('turn', 60_000);
+    await play(server, 'hark_mic_feed', UTTERANCE);
+    await speaking;
+    // Once the canceller has settled, the echo's way back is torn down and made again, each time
+    // with another latency: for a moment nothing comes back, then hark's voice comes back later
+    // or sooner than the filter was aligned to.
+    await wait(2500);
+    let shifts = 0;
+    for (const latencyMs of [220, 60, 220, 60]) {
+      if (events.slice(seen).some((e) => e.event === 'turn')) break;
+      unplug();
+      unplug = feedBack(server, 'hark_speaker', 'hark_mic_feed', -8, latencyMs);
+      shifts++;
+      await wait(1200);
+    }
+    const turn = await firstTurn;
+    expect(shifts).toBeGreaterThanOrEqual(3);
+    expect(turn).toMatchObject({
+      transcript: 'Tell me about the keepers.',
+      reply: reply.trimEnd(),
+      interrupted: false,
+    });
+    await wait(1500);
+    const since = events.slice(seen);
+    expect(since.filter((e) => e.event === 'turn')).toHaveLength(1);
+    expect(since.filter((e) => e.event === 'barge-in')).toEqual([]);
+    const trustLost = since.filter((e) => e.event === 'echo.trust' && e.trusted === false).length;
+    console.log(
+      `with its echo path shifted ${String(shifts)} times mid-reply: the canceller stopped vouching for its filter ${String(trustLost)} time(s); ${String(since.filter((e) => e.event === 'barge-in.paused').length)} pause(s)`,
+    );
+  });
+
   it('with its reply fed back 6 dB below the user, still stops when the user talks over it', async ({
     onTestFailed,
   }) => {
