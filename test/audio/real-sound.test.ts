@@ -291,10 +291,51 @@ describe('hark hearing its own voice through a real sound server', () => {
     );
   });
 
+  it('with its reply fed back 6 dB below the user, still stops when the user talks over it', async ({
+    onTestFailed,
+  }) => {
+    onTestFailed(printLastEvents);
+    // Echo as loud as the user leaves an unconverged canceller nothing to tell them apart by
+    // (the room bench measures that case); here the user is 6 dB above it.
+    unplug?.();
+    unplug = feedBack(server, 'hark_speaker', 'hark_mic_feed', -14);
+    sim.script.clear();
+    sim.script
+      .transcript('What about the keepers?', 'Stop, that is enough.')
+      .reply({ text: 'Once upon a time, a keeper lived by the sea. '.repeat(6), tokensPerSecond: 30 }, 'All right.');
+    const seen = events.length;
+    const speaking = nextEventWhere((e) => e.event === 'assistant.state' && e.state === 'speaking', 60_000);
+    const bargedIn = nextEvent('barge-in', 60_000);
+    const cut = nextEvent('turn', 60_000);
+    const answered = nextEventWhere((e) => e.event === 'turn' && e.transcript === 'Stop, that is enough.', 60_000);
+    await play(server, 'hark_mic_feed', UTTERANCE);
+    await speaking;
+    await wait(2500);
+    const userFrom = Date.now();
+    await play(server, 'hark_mic_feed', interruption);
+    const [bargeIn, cutTurn] = await Promise.all([bargedIn, cut]);
+    expect(cutTurn).toMatchObject({ reply: expect.stringMatching(/^Once upon a time/), interrupted: 'speech' });
+    // It was the user who cut it, not hark's own echo before the user spoke.
+    expect(Date.parse(String(bargeIn.time))).toBeGreaterThan(userFrom);
+    expect(events.slice(seen).filter((e) => e.event === 'barge-in')).toHaveLength(1);
+    // What the canceller knew when the barge-in was judged is in the log (printed above when this test fails).
+    expect(events.slice(seen).find((e) => e.event === 'echo.at-barge-in' && e.phase === 'confirmed')).toMatchObject({
+      trusted: expect.any(Boolean),
+      delayMs: expect.any(Number),
+    });
+    // What the user said over the reply is answered.
+    expect(await answered).toMatchObject({ reply: 'All right.', interrupted: false });
+    console.log(
+      `with the echo fed back 6 dB below the user: barge-in ${String(bargeIn.onsetToStopMs)} ms from the onset hark detected to the cut`,
+    );
+  });
+
   it('with its echo path shifting under the canceller mid-reply (the loopback restarted with another latency), plays the reply to the end', async ({
     onTestFailed,
   }) => {
     onTestFailed(printLastEvents);
+    // This test comes last: what it does to the sound server (loopbacks torn down and made
+    // again) may stay with it.
     unplug?.();
     unplug = feedBack(server, 'hark_speaker', 'hark_mic_feed', -8);
     const reply = 'The keeper climbed the stairs, trimmed the wick and wound the clockwork every night. '.repeat(2);
@@ -320,55 +361,19 @@ describe('hark hearing its own voice through a real sound server', () => {
       await wait(1200);
     }
     const turn = await firstTurn;
-    expect(shifts).toBeGreaterThanOrEqual(3);
     expect(turn).toMatchObject({
       transcript: 'Tell me about the keepers.',
       reply: reply.trimEnd(),
       interrupted: false,
     });
+    expect(shifts).toBeGreaterThanOrEqual(3);
     await wait(1500);
     const since = events.slice(seen);
     expect(since.filter((e) => e.event === 'turn')).toHaveLength(1);
     expect(since.filter((e) => e.event === 'barge-in')).toEqual([]);
-    const trustLost = since.filter((e) => e.event === 'echo.trust' && e.trusted === false).length;
+    const count = (event: string) => since.filter((e) => e.event === event).length;
     console.log(
-      `with its echo path shifted ${String(shifts)} times mid-reply: the canceller stopped vouching for its filter ${String(trustLost)} time(s); ${String(since.filter((e) => e.event === 'barge-in.paused').length)} pause(s)`,
-    );
-  });
-
-  it('with its reply fed back 6 dB below the user, still stops when the user talks over it', async ({
-    onTestFailed,
-  }) => {
-    onTestFailed(printLastEvents);
-    // Echo as loud as the user leaves an unconverged canceller nothing to tell them apart by
-    // (the room bench measures that case); here the user is 6 dB above it.
-    unplug?.();
-    unplug = feedBack(server, 'hark_speaker', 'hark_mic_feed', -14);
-    sim.script.clear();
-    sim.script
-      .transcript('What about the keepers?', 'Stop, that is enough.')
-      .reply({ text: 'Once upon a time, a keeper lived by the sea. '.repeat(6), tokensPerSecond: 30 }, 'All right.');
-    const seen = events.length;
-    const speaking = nextEventWhere((e) => e.event === 'assistant.state' && e.state === 'speaking', 60_000);
-    const bargedIn = nextEvent('barge-in', 60_000);
-    const cut = nextEvent('turn', 60_000);
-    await play(server, 'hark_mic_feed', UTTERANCE);
-    await speaking;
-    await wait(2500);
-    const userFrom = Date.now();
-    await play(server, 'hark_mic_feed', interruption);
-    const [bargeIn, cutTurn] = await Promise.all([bargedIn, cut]);
-    expect(cutTurn).toMatchObject({ reply: expect.stringMatching(/^Once upon a time/), interrupted: 'speech' });
-    // It was the user who cut it, not hark's own echo before the user spoke.
-    expect(Date.parse(String(bargeIn.time))).toBeGreaterThan(userFrom);
-    expect(events.slice(seen).filter((e) => e.event === 'barge-in')).toHaveLength(1);
-    // What the canceller knew when the barge-in was judged is in the log (printed above when this test fails).
-    expect(events.slice(seen).find((e) => e.event === 'echo.at-barge-in' && e.phase === 'confirmed')).toMatchObject({
-      trusted: expect.any(Boolean),
-      delayMs: expect.any(Number),
-    });
-    console.log(
-      `with the echo fed back 6 dB below the user: barge-in ${String(bargeIn.onsetToStopMs)} ms from the onset hark detected to the cut`,
+      `with its echo path shifted ${String(shifts)} times mid-reply: the canceller re-aligned ${String(count('echo.realigned'))} time(s); the reply paused ${String(count('barge-in.paused'))} time(s) and played on`,
     );
   });
 });
