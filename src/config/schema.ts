@@ -145,6 +145,7 @@ const bargeIn = z
     enabled: z.boolean().default(true),
     minSpeechMs: ms(50, 3000, 300),
     resumeAfterMs: ms(50, 3000, 300),
+    confirmAfterPauseMs: ms(0, 3000, 250),
     ownVoiceBelowDb: z.number().min(0).max(60).default(12),
   })
   .strict()

@@ -53,6 +53,25 @@ describe('BargeInJudge', () => {
     expect(judge.push(silence(7, 320), 'speaking')).toBe('resumed');
   });
 
+  it('speech long enough before the reply paused for it is confirmed only once it goes on confirmAfterPauseMs after the pause', () => {
+    // Soft frames under the raised threshold counted for 288 ms before one crossed it: through a
+    // real sound server, that was hark's own voice let through by a filter the echo path had
+    // slipped away from, and it was confirmed 20 ms after the pause.
+    const judge = new BargeInJudge({ minSpeechMs: 300, resumeAfterMs: 300, confirmAfterPauseMs: 250 });
+    expect(judge.push(speech(8, 320, 2000), 'speaking')).toBe('paused');
+    expect(judge.push(speech(8, 352, 2032), 'speaking')).toBeUndefined();
+    expect(judge.push(speech(8, 384, 2064), 'speaking')).toBeUndefined();
+    // hark's voice stopped reaching the microphone with the pause: it was not an interruption.
+    expect(judge.push(silence(8, 320), 'speaking')).toBe('resumed');
+    expect(judge.push(ended(8), 'speaking')).toBe('dismissed');
+    // The user, who goes on talking, interrupts 250 ms after the pause.
+    expect(judge.push(speech(9, 320, 5000), 'speaking')).toBe('paused');
+    for (let at = 5032; at < 5250; at += 32) {
+      expect(judge.push(speech(9, 320 + at - 5000, at), 'speaking')).toBeUndefined();
+    }
+    expect(judge.push(speech(9, 576, 5256), 'speaking')).toBe('confirmed');
+  });
+
   it('a speaker who was already talking when hark started is an interruption at once', () => {
     const judge = new BargeInJudge({ minSpeechMs: 300, resumeAfterMs: 200 });
     expect(judge.push(speech(4, 320), 'listening')).toBeUndefined();
