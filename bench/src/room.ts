@@ -50,7 +50,7 @@ const LOUDER = { replies: 20, louderAfter: 5, louderBy: 60 };
  * later; at the next underrun it catches up: the echo path shifts by 48 ms at once, under a
  * filter aligned to the old delay.
  */
-const UNDERRUNS = { everyMs: 20_000, gapMs: 48, replies: 30 };
+const UNDERRUNS = { room: { everyMs: 20_000, gapMs: 48 }, replies: 30 };
 
 /** An echo lost in the room's noise (-86 dBFS): hark's voice is not heard at the microphone (a headset, a speaker across the room). */
 const UNHEARD_ECHO_DB = -60;
@@ -105,7 +105,7 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
   const louder: EchoRun[] = [];
   for (const seed of seeds) louder.push(await echoOnly({ seed, voice, echoDb: 0, configure }, LOUDER.replies, LOUDER));
   const underrun: EchoRun[] = [];
-  const underruns = { everyMs: UNDERRUNS.everyMs, gapMs: UNDERRUNS.gapMs };
+  const underruns = UNDERRUNS.room;
   for (const seed of seeds) {
     underrun.push(await echoOnly({ seed, voice, echoDb: 0, configure, underruns }, UNDERRUNS.replies));
   }
@@ -137,6 +137,8 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
     repliesFinished: runs.map((r) => r.repliesFinished),
     delayMs: runs.map((r) => r.loop.room.options.delayMs),
     erle: runs.map((r) => erleOf(r.loop, NOISE_DBFS)),
+    /** Self-interruptions and self-transcribed turns together, per seed. */
+    selfTotal: runs.map((r) => r.selfInterruptions + r.selfTurns),
   });
   const erleCell = (erle: Erle[]) =>
     `${erle.map((e) => round(e.perReplyMedianDb, 1)).join(' / ')} (lowest reply ${erle
@@ -198,9 +200,9 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
       ],
       [
         'echo +6 dB, 50 replies: self-interruptions + self-transcribed turns',
-        perSeed(at6.selfInterruptions.map((v, i) => v + (at6.selfTurns[i] ?? 0))),
+        perSeed(at6.selfTotal),
         `<= ${TARGETS.selfAt6dB} each`,
-        met(Math.max(...at6.selfInterruptions.map((v, i) => v + (at6.selfTurns[i] ?? 0))) <= TARGETS.selfAt6dB),
+        met(Math.max(...at6.selfTotal) <= TARGETS.selfAt6dB),
       ],
       [
         'echo +6 dB: ERLE from 2 s into each reply, median per seed, dB',
@@ -216,9 +218,9 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
       ],
       [
         `echo from below the noise to 0 dB after ${LOUDER.louderAfter} replies, ${LOUDER.replies} replies: self-interruptions + self-transcribed turns`,
-        perSeed(turnedUp.selfInterruptions.map((v, i) => v + (turnedUp.selfTurns[i] ?? 0))),
+        perSeed(turnedUp.selfTotal),
         '0 each',
-        met(Math.max(...turnedUp.selfInterruptions.map((v, i) => v + (turnedUp.selfTurns[i] ?? 0))) === 0),
+        met(Math.max(...turnedUp.selfTotal) === 0),
       ],
       [
         'echo turned up: pauses with no user speech (all resumed?); transcriptions of hark or noise',
@@ -227,10 +229,10 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
         '',
       ],
       [
-        `sound server running dry every ~${UNDERRUNS.everyMs / 1000} s for ${UNDERRUNS.gapMs} ms, echo 0 dB, ${UNDERRUNS.replies} replies: self-interruptions + self-transcribed turns`,
-        perSeed(ranDry.selfInterruptions.map((v, i) => v + (ranDry.selfTurns[i] ?? 0))),
+        `sound server running dry every ~${underruns.everyMs / 1000} s for ${underruns.gapMs} ms, echo 0 dB, ${UNDERRUNS.replies} replies: self-interruptions + self-transcribed turns`,
+        perSeed(ranDry.selfTotal),
         '0 each',
-        met(Math.max(...ranDry.selfInterruptions.map((v, i) => v + (ranDry.selfTurns[i] ?? 0))) === 0),
+        met(Math.max(...ranDry.selfTotal) === 0),
       ],
       [
         'running dry: pauses with no user speech (all resumed?); real interruptions detected; -> confirmed median (p90) ms',

@@ -185,8 +185,7 @@ export function feedBack(server: SoundServer, from: string, into: string, gainDb
   );
   const module = loaded.stdout.trim();
   if (loaded.status !== 0 || !module) throw new Error(`pactl load-module module-loopback failed: ${loaded.stderr}`);
-  // The loopback's own stream into `into`, by the module that owns it: a loopback unloaded just
-  // before may still be listed, and must not be the one whose volume is set.
+  // The loopback's own stream, by the module that owns it, not the first loopback into `into`.
   const inputs = spawnSync('pactl', ['list', 'sink-inputs'], { env: server.env, encoding: 'utf8' }).stdout;
   const input = inputs
     .split(/^Sink Input #/m)
@@ -195,18 +194,7 @@ export function feedBack(server: SoundServer, from: string, into: string, gainDb
   if (!input || !pactl(server.env, 'set-sink-input-volume', input, `${gainDb}dB`)) {
     throw new Error(`could not set the volume of the loopback into ${into} (module ${module})`);
   }
-  return () => {
-    pactl(server.env, 'unload-module', module);
-    // The sound server may finish unloading after pactl returns: wait until the module is gone.
-    const deadline = Date.now() + 2000;
-    while (Date.now() < deadline && loadedModules(server).includes(module)) spawnSync('sleep', ['0.02']);
-  };
-}
-
-function loadedModules(server: SoundServer): string[] {
-  return spawnSync('pactl', ['list', 'short', 'modules'], { env: server.env, encoding: 'utf8' })
-    .stdout.split('\n')
-    .map((line) => line.split('\t')[0] ?? '');
+  return () => void pactl(server.env, 'unload-module', module);
 }
 
 export function play(server: SoundServer, sink: string, file: string): Promise<void> {
