@@ -20,8 +20,11 @@ export interface FrameLevel {
 
 /** What a frame inside speech is. */
 export type Voicing =
-  /** Speech going on, or speech again after a pause: `voicedSamples` of it count as the user's (held frames included). */
-  | { type: 'speech'; voicedSamples: number; heldSamples: number }
+  /**
+   * Speech going on, or speech again after a pause: `voicedSamples` of it count as the user's,
+   * `doubtfulSamples` may be hark's echo (held frames included in both).
+   */
+  | { type: 'speech'; voicedSamples: number; doubtfulSamples: number; heldSamples: number }
   /** Sound inside a pause that is not yet speech again: a click, or a word's first frames. */
   | { type: 'held' }
   | { type: 'pause' };
@@ -98,7 +101,12 @@ export class PauseJudge {
     // Only in a pause that went down to the floor: where the model alone found the pause (its
     // score hovering near the thresholds inside speech), a frame over the start threshold resumes.
     if (paused && byLevel && this.silentPause && lastsMs < this.minResumeMs) return { type: 'held' };
-    const voicing: Voicing = { type: 'speech', voicedSamples: this.heldVoicedSamples, heldSamples: heldBefore };
+    const voicing: Voicing = {
+      type: 'speech',
+      voicedSamples: this.heldVoicedSamples,
+      doubtfulSamples: this.heldSamples - this.heldVoicedSamples,
+      heldSamples: heldBefore,
+    };
     this.heldSamples = 0;
     this.heldVoicedSamples = 0;
     this.silentPause = false;

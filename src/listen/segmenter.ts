@@ -35,6 +35,8 @@ export class Segmenter {
   private onsetAt = 0;
   private lastVoicedAt = 0;
   private voicedSamples = 0;
+  /** Voiced frames of this stretch that may hold hark's echo (see ScoredFrame.doubtful): not in `voicedSamples`. */
+  private doubtfulSamples = 0;
   private silenceRunSamples = 0;
   private readonly pauseJudge: PauseJudge;
   private utteranceId = 0;
@@ -82,6 +84,7 @@ export class Segmenter {
     if (voicing.type === 'speech') {
       this.notePause(voicing.heldSamples);
       this.voicedSamples += voicing.voicedSamples;
+      this.doubtfulSamples += voicing.doubtfulSamples;
       this.lastVoicedAt = frame.capturedAt;
       this.tentativeOffered = false;
       this.silenceRunSamples = 0;
@@ -140,6 +143,7 @@ export class Segmenter {
     this.bufferStartSample = frameStart - this.preRollSamples;
     this.onsetSample = frameStart;
     this.voicedSamples = doubtful ? 0 : samples.length + Math.min(this.leadInSamples, this.preRollSamples);
+    this.doubtfulSamples = doubtful ? samples.length : 0;
     this.leadInSamples = 0;
     this.silenceRunSamples = 0;
     this.pauses = [];
@@ -239,6 +243,7 @@ export class Segmenter {
       onsetMs: this.ms(this.onsetSample),
       onsetAt: this.onsetAt,
       durationMs: this.ms(this.voicedSamples),
+      doubtfulMs: this.ms(this.doubtfulSamples),
       atMs: this.ms(this.totalSamples),
     };
   }

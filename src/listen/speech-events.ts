@@ -62,9 +62,18 @@ export interface Utterance {
 export type SegmenterEvent =
   /**
    * Every voiced frame of a stretch of speech, so listeners can act on its duration: the speech
-   * so far (voiced frames only) and the stream time at the end of this frame.
+   * so far (voiced frames only), the voiced frames that were doubtful (hark's echo may be in them:
+   * not in `durationMs`), and the stream time at the end of this frame.
    */
-  | { type: 'speech'; id: number; onsetMs: number; onsetAt: number; durationMs: number; atMs: number }
+  | {
+      type: 'speech';
+      id: number;
+      onsetMs: number;
+      onsetAt: number;
+      durationMs: number;
+      doubtfulMs: number;
+      atMs: number;
+    }
   /** Every unvoiced frame inside a stretch of speech: how long the silence has lasted so far. */
   | { type: 'silence'; id: number; silentMs: number; atMs: number }
   /** A pause has begun: the speech so far, as the utterance it would be if the user stopped here. */

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { BargeInJudge } from '../../../src/dialog/barge-in.js';
 import type { SegmenterEvent } from '../../../src/listen/speech-events.js';
 
-/** A voiced frame ending at stream time `atMs`, with `durationMs` voiced so far. */
-const speech = (id: number, durationMs: number, atMs = 0): SegmenterEvent => ({
+/** A voiced frame ending at stream time `atMs`, with `durationMs` voiced so far (and `doubtfulMs` that may be hark's echo). */
+const speech = (id: number, durationMs: number, atMs = 0, doubtfulMs = 0): SegmenterEvent => ({
   type: 'speech',
   id,
   onsetMs: 0,
   onsetAt: 0,
   durationMs,
+  doubtfulMs,
   atMs,
 });
 const silence = (id: number, silentMs: number): SegmenterEvent => ({ type: 'silence', id, silentMs, atMs: 0 });
@@ -70,6 +71,32 @@ describe('BargeInJudge', () => {
       expect(judge.push(speech(9, 320 + at - 5000, at), 'speaking')).toBeUndefined();
     }
     expect(judge.push(speech(9, 576, 5256), 'speaking')).toBe('confirmed');
+  });
+
+  it("speech doubtful while hark's voice reached the microphone counts once it goes on after the pause", () => {
+    // hark's voice not heard (headphones): the canceller never converges, so the user's first
+    // 320 ms are doubtful and pause the reply; 64 ms heard clear of hark's voice confirm them.
+    const judge = new BargeInJudge({ minSpeechMs: 300, resumeAfterMs: 300, confirmAfterPauseMs: 250 });
+    expect(judge.push(speech(5, 0, 1032, 32), 'speaking')).toBe('paused');
+    for (let at = 1064; at <= 1320; at += 32) {
+      expect(judge.push(speech(5, 0, at, at - 1000), 'speaking')).toBeUndefined();
+    }
+    expect(judge.push(speech(5, 32, 1352, 320), 'speaking')).toBeUndefined();
+    expect(judge.push(speech(5, 64, 1384, 320), 'speaking')).toBe('confirmed');
+  });
+
+  it("doubtful speech that falls silent when hark's voice stops is no interruption (an echo louder than measured)", () => {
+    const judge = new BargeInJudge({ minSpeechMs: 300, resumeAfterMs: 300, confirmAfterPauseMs: 250 });
+    expect(judge.push(speech(6, 0, 1032, 32), 'speaking')).toBe('paused');
+    for (let at = 1064; at <= 1640; at += 32) {
+      expect(judge.push(speech(6, 0, at, at - 1000), 'speaking')).toBeUndefined();
+    }
+    // One frame of its reverberation is heard clear of it, then nothing.
+    expect(judge.push(speech(6, 32, 1672, 640), 'speaking')).toBeUndefined();
+    expect(judge.push(silence(6, 320), 'speaking')).toBe('resumed');
+    // After the resume, what was heard before it no longer counts, doubtful or not.
+    expect(judge.push(speech(6, 64, 2032, 640), 'speaking')).toBe('paused');
+    expect(judge.push(speech(6, 128, 2096, 640), 'speaking')).toBeUndefined();
   });
 
   it('a speaker who was already talking when hark started is an interruption at once', () => {

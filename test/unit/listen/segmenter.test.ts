@@ -133,6 +133,9 @@ describe('Segmenter on scored frames', () => {
     expect(echoOnly.find((e) => e.type === 'discarded')).toMatchObject({ voicedMs: 0 });
     expect(echoOnly.some((e) => e.type === 'speech')).toBe(true);
     expect(echoOnly.some((e) => e.type === 'tentative')).toBe(false);
+    // Reported apart, for the barge-in judge: 4 bursts of 8 doubtful frames.
+    const lastSpeech = echoOnly.filter((e) => e.type === 'speech').at(-1);
+    expect(lastSpeech).toMatchObject({ durationMs: 0, doubtfulMs: 4 * 256 });
     // The same, and the user goes on speaking once hark's voice no longer reaches the microphone.
     const withUser = run([[0, 320], ...echo, ...echo, [0.95, 480], [0, 1000]]);
     const [utterance] = utterancesOf(withUser);

@@ -25,7 +25,15 @@ const utterance = (id: number, part: number, final: boolean): ListenEvent => ({
   utterance: utteranceOf(id, part, final),
 });
 const tentative = (id: number): ListenEvent => ({ type: 'tentative', utterance: utteranceOf(id, 0, true) });
-const speech = (id: number): ListenEvent => ({ type: 'speech', id, onsetMs: 0, onsetAt: 0, durationMs: 500, atMs: 0 });
+const speech = (id: number): ListenEvent => ({
+  type: 'speech',
+  id,
+  onsetMs: 0,
+  onsetAt: 0,
+  durationMs: 500,
+  doubtfulMs: 0,
+  atMs: 0,
+});
 const summary = (event: TranscriptEvent): string =>
   event.type === 'transcript'
     ? `${event.transcript.text}|${event.transcript.parts}`
