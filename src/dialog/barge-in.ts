@@ -1,4 +1,4 @@
-import type { SegmenterEvent } from '../listen/speech-events.js';
+import { OUTLASTS_ECHO_MS, type SegmenterEvent } from '../listen/speech-events.js';
 import type { AssistantState } from './turn.js';
 
 /**
@@ -25,15 +25,6 @@ export interface BargeInPolicy {
 }
 
 /**
- * The voiced time, not doubtful, heard since the reply paused that shows the speech outlasted
- * hark's echo (two frames). With its voice not heard at all (headphones, a speaker across the
- * room: the canceller has nothing to converge on, so every frame hark's voice could reach is
- * doubtful), the room bench's interruptions were confirmed 854 ms after their onsets (median)
- * without this, 726 ms with it.
- */
-const OUTLASTS_ECHO_MS = 64;
-
-/**
  * Turn-taking while hark talks, pause then confirm: speech that starts while hark speaks
  * pauses the reply at once; it becomes an interruption only once it has lasted
  * `minSpeechMs`. A cough, a knock or a word of hark's own voice left over by the echo
@@ -45,16 +36,19 @@ const OUTLASTS_ECHO_MS = 64;
  * made a talker whose first words were clipped wait for 300 ms of pure voicing; counting every
  * gap would make two clicks half a second apart an interruption. Speech heard where hark's echo
  * may be and the canceller cannot vouch for it (doubtful) counts too, but only once the speech
- * has outlasted the echo: once the reply paused, OUTLASTS_ECHO_MS of speech no longer doubtful
- * show someone is talking (an echo path grown louder than measured falls silent instead).
+ * has outlasted the echo: OUTLASTS_ECHO_MS of speech no longer doubtful heard since the reply
+ * paused. With hark's voice not heard at all (headphones, a speaker across the room: the
+ * canceller has nothing to converge on, so every frame its voice could reach is doubtful), the
+ * room bench's interruptions were confirmed 854 ms after their onsets (median) without this,
+ * 726 ms with it.
  */
 export class BargeInJudge {
   /**
    * The stretch being judged: the segmenter's speech `id`, the voiced time (and doubtful voiced
    * time) it had before this judgement began (after a resume inside one stretch, only speech
    * since counts), and the stream time its first voiced frame since began at; whether the reply
-   * ever paused for it, and its voiced time then; its voiced time at its last frame heard while
-   * hark was busy.
+   * is paused for it, and its voiced time at the latest pause; its voiced time at its last frame
+   * heard while hark was busy.
    */
   private stretch:
     | {

@@ -1,6 +1,13 @@
 import { MAX_CHUNK_MS, quietestCut } from './long-audio.js';
 import { PauseJudge } from './pause-judge.js';
-import type { FrameContext, ScoredFrame, SegmenterConfig, SegmenterEvent, Utterance } from './speech-events.js';
+import {
+  OUTLASTS_ECHO_MS,
+  type FrameContext,
+  type ScoredFrame,
+  type SegmenterConfig,
+  type SegmenterEvent,
+  type Utterance,
+} from './speech-events.js';
 
 /** Where a monologue without a real pause is cut: the quietest point of this last stretch before the limit. */
 const FALLBACK_WINDOW_MS = 5000;
@@ -37,6 +44,8 @@ export class Segmenter {
   private voicedSamples = 0;
   /** Voiced frames of this stretch that may hold hark's echo (see ScoredFrame.doubtful): not in `voicedSamples`. */
   private doubtfulSamples = 0;
+  /** Voiced frames, not doubtful, heard after the stretch's first doubtful one. */
+  private clearAfterDoubtfulSamples = 0;
   private silenceRunSamples = 0;
   private readonly pauseJudge: PauseJudge;
   private utteranceId = 0;
@@ -83,6 +92,7 @@ export class Segmenter {
     const voicing = this.pauseJudge.judge(frame, level, context, this.silenceRunSamples > 0);
     if (voicing.type === 'speech') {
       this.notePause(voicing.heldSamples);
+      if (this.doubtfulSamples > 0) this.clearAfterDoubtfulSamples += voicing.voicedSamples;
       this.voicedSamples += voicing.voicedSamples;
       this.doubtfulSamples += voicing.doubtfulSamples;
       this.lastVoicedAt = frame.capturedAt;
@@ -115,9 +125,15 @@ export class Segmenter {
   private offersTentative(silentMs: number): boolean {
     const after = this.config.speculateAfterMs;
     if (after === undefined || this.tentativeOffered || silentMs < after || this.part > 0) return false;
-    if (this.ms(this.voicedSamples) < this.config.minSpeechMs) return false;
+    if (this.ms(this.userSamples()) < this.config.minSpeechMs) return false;
     this.tentativeOffered = true;
     return true;
+  }
+
+  /** The stretch's voiced time that is the user's: its doubtful part too, once speech clear of it followed. */
+  private userSamples(): number {
+    const outlasted = this.ms(this.clearAfterDoubtfulSamples) >= OUTLASTS_ECHO_MS;
+    return this.voicedSamples + (outlasted ? this.doubtfulSamples : 0);
   }
 
   /** Input ended: speech in progress ends here too. */
@@ -144,6 +160,7 @@ export class Segmenter {
     this.onsetSample = frameStart;
     this.voicedSamples = doubtful ? 0 : samples.length + Math.min(this.leadInSamples, this.preRollSamples);
     this.doubtfulSamples = doubtful ? samples.length : 0;
+    this.clearAfterDoubtfulSamples = 0;
     this.leadInSamples = 0;
     this.silenceRunSamples = 0;
     this.pauses = [];
@@ -174,9 +191,8 @@ export class Segmenter {
     this.keepPreRoll(all.subarray(end));
     this.buffer = [];
     this.bufferSamples = 0;
-    if (this.ms(this.voicedSamples) < this.config.minSpeechMs && this.part === 0) {
-      return { type: 'discarded', id, onsetMs, voicedMs: this.ms(this.voicedSamples) };
-    }
+    const voicedMs = this.ms(this.userSamples());
+    if (voicedMs < this.config.minSpeechMs && this.part === 0) return { type: 'discarded', id, onsetMs, voicedMs };
     return { type: 'utterance', utterance: this.utterance(all.slice(0, end), true) };
   }
 

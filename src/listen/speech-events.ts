@@ -26,14 +26,21 @@ export interface SegmenterConfig {
   speculateAfterMs?: number;
 }
 
+/**
+ * Speech clear of hark's echo that shows someone is talking, after speech that was doubtful:
+ * an echo path grown louder than measured falls silent when the reply pauses (a frame of its
+ * reverberation may follow), a talker goes on. Then the doubtful speech counts as theirs too.
+ */
+export const OUTLASTS_ECHO_MS = 64;
+
 /** One VAD-scored frame of 16-bit mono audio, with when its last sample was captured (monotonic ms). */
 export interface ScoredFrame extends Frame {
   probability: number;
   /**
    * The frame may hold hark's own echo that the canceller has not vouched for (it has not
    * converged, and hark's voice was playing into this frame): speech heard in it may carry a
-   * stretch on, but it does not count as the user's speech (an echo path grown louder than
-   * measured would otherwise become a turn).
+   * stretch on, but it counts as the user's speech only once OUTLASTS_ECHO_MS of speech clear
+   * of it follow (an echo path grown louder than measured would otherwise become a turn).
    */
   doubtful?: boolean;
 }

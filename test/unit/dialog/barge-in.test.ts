@@ -96,7 +96,14 @@ describe('BargeInJudge', () => {
     expect(judge.push(silence(6, 320), 'speaking')).toBe('resumed');
     // After the resume, what was heard before it no longer counts, doubtful or not.
     expect(judge.push(speech(6, 64, 2032, 640), 'speaking')).toBe('paused');
-    expect(judge.push(speech(6, 128, 2096, 640), 'speaking')).toBeUndefined();
+    expect(judge.push(speech(6, 128, 2290, 640), 'speaking')).toBeUndefined();
+    // Paused again in the same stretch: only clear speech since this pause shows it outlasted the echo.
+    expect(judge.push(silence(6, 320), 'speaking')).toBe('resumed');
+    expect(judge.push(speech(6, 128, 3032, 672), 'speaking')).toBe('paused');
+    for (let at = 3064; at <= 3640; at += 32) {
+      expect(judge.push(speech(6, 128, at, at - 2360), 'speaking')).toBeUndefined();
+    }
+    expect(judge.push(speech(6, 160, 3672, 1280), 'speaking')).toBeUndefined();
   });
 
   it('a speaker who was already talking when hark started is an interruption at once', () => {

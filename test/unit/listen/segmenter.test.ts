@@ -136,6 +136,28 @@ describe('Segmenter on scored frames', () => {
     // Reported apart, for the barge-in judge: 4 bursts of 8 doubtful frames.
     const lastSpeech = echoOnly.filter((e) => e.type === 'speech').at(-1);
     expect(lastSpeech).toMatchObject({ durationMs: 0, doubtfulMs: 4 * 256 });
+    // One frame of the echo's reverberation heard clear of it does not make it the user's.
+    expect(
+      utterancesOf(
+        run([
+          [0, 320],
+          [0.95, 256, 'doubtful'],
+          [0.95, 32],
+          [0, 1000],
+        ]),
+      ),
+    ).toEqual([]);
+    // A talker whose first 256 ms were doubtful, who goes on for 96 ms clear of hark's voice, is kept.
+    expect(
+      utterancesOf(
+        run([
+          [0, 320],
+          [0.95, 256, 'doubtful'],
+          [0.95, 96],
+          [0, 1000],
+        ]),
+      ),
+    ).toHaveLength(1);
     // The same, and the user goes on speaking once hark's voice no longer reaches the microphone.
     const withUser = run([[0, 320], ...echo, ...echo, [0.95, 480], [0, 1000]]);
     const [utterance] = utterancesOf(withUser);
