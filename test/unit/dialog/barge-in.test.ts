@@ -12,6 +12,22 @@ const speech = (id: number, durationMs: number, atMs = 0, doubtfulMs = 0): Segme
   doubtfulMs,
   atMs,
 });
+/**
+ * Frames of stretch `id` ending every 32 ms from `fromMs` to `toMs`, doubtful (its voiced time stays
+ * `voicedMs`, its doubtful time grows from `doubtfulFromMs`): none of them decides anything.
+ */
+function hearDoubtful(
+  judge: BargeInJudge,
+  id: number,
+  voicedMs: number,
+  fromMs: number,
+  toMs: number,
+  doubtfulFromMs: number,
+) {
+  for (let at = fromMs; at <= toMs; at += 32) {
+    expect(judge.push(speech(id, voicedMs, at, doubtfulFromMs + at - fromMs), 'speaking')).toBeUndefined();
+  }
+}
 const silence = (id: number, silentMs: number): SegmenterEvent => ({ type: 'silence', id, silentMs, atMs: 0 });
 /** The end of stretch `id`: its utterance, sent to be transcribed. */
 const ended = (id: number): SegmenterEvent => ({
@@ -78,9 +94,7 @@ describe('BargeInJudge', () => {
     // 320 ms are doubtful and pause the reply; 64 ms heard clear of hark's voice confirm them.
     const judge = new BargeInJudge({ minSpeechMs: 300, resumeAfterMs: 300, confirmAfterPauseMs: 250 });
     expect(judge.push(speech(5, 0, 1032, 32), 'speaking')).toBe('paused');
-    for (let at = 1064; at <= 1320; at += 32) {
-      expect(judge.push(speech(5, 0, at, at - 1000), 'speaking')).toBeUndefined();
-    }
+    hearDoubtful(judge, 5, 0, 1064, 1320, 64);
     expect(judge.push(speech(5, 32, 1352, 320), 'speaking')).toBeUndefined();
     expect(judge.push(speech(5, 64, 1384, 320), 'speaking')).toBe('confirmed');
   });
@@ -88,9 +102,7 @@ describe('BargeInJudge', () => {
   it("doubtful speech that falls silent when hark's voice stops is no interruption (an echo louder than measured)", () => {
     const judge = new BargeInJudge({ minSpeechMs: 300, resumeAfterMs: 300, confirmAfterPauseMs: 250 });
     expect(judge.push(speech(6, 0, 1032, 32), 'speaking')).toBe('paused');
-    for (let at = 1064; at <= 1640; at += 32) {
-      expect(judge.push(speech(6, 0, at, at - 1000), 'speaking')).toBeUndefined();
-    }
+    hearDoubtful(judge, 6, 0, 1064, 1640, 64);
     // One frame of its reverberation is heard clear of it, then nothing.
     expect(judge.push(speech(6, 32, 1672, 640), 'speaking')).toBeUndefined();
     expect(judge.push(silence(6, 320), 'speaking')).toBe('resumed');
@@ -100,9 +112,7 @@ describe('BargeInJudge', () => {
     // Paused again in the same stretch: only clear speech since this pause shows it outlasted the echo.
     expect(judge.push(silence(6, 320), 'speaking')).toBe('resumed');
     expect(judge.push(speech(6, 128, 3032, 672), 'speaking')).toBe('paused');
-    for (let at = 3064; at <= 3640; at += 32) {
-      expect(judge.push(speech(6, 128, at, at - 2360), 'speaking')).toBeUndefined();
-    }
+    hearDoubtful(judge, 6, 128, 3064, 3640, 704);
     expect(judge.push(speech(6, 160, 3672, 1280), 'speaking')).toBeUndefined();
   });
 
