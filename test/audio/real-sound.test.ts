@@ -46,13 +46,13 @@ function nextEventWhere(
   event = 'the awaited event',
 ): Promise<Record<string, unknown>> {
   const seen = events.length;
-  return new Promise((resolve, reject) => {
+  const awaited = new Promise<Record<string, unknown>>((resolve, reject) => {
     const started = Date.now();
     const poll = setInterval(() => {
-      const found = events.slice(seen).find(matches);
-      if (found) {
+      const match = events.slice(seen).find(matches);
+      if (match) {
         clearInterval(poll);
-        resolve(found);
+        resolve(match);
       } else if (Date.now() - started > timeoutMs) {
         clearInterval(poll);
         reject(
@@ -66,6 +66,9 @@ function nextEventWhere(
       }
     }, 20);
   });
+  // A test awaits some of these after others: should it fail first, the rest must not outlive it as unhandled rejections.
+  awaited.catch(() => undefined);
+  return awaited;
 }
 
 /** What hark heard and decided, to tell on a failure in CI why it did what it did. */
