@@ -15,9 +15,11 @@ export interface EchoVerdict {
    */
   trusted: boolean;
   /**
-   * The loudest the echo may be in this frame, dBFS: the loudest of what was played in the
-   * stretch that echoes into it, through the echo path's measured loss; null before that loss
-   * was measured (NO_ECHO_DBFS when nothing audible was played within reach).
+   * The loudest hark's voice may be in what the filter leaves of this frame, dBFS: the loudest of
+   * what was played in the stretch that echoes into it, through the echo path's measured loss,
+   * less what the filter has lately been measured to take out of hark's words (up to
+   * TAKEN_CAP_DB); null before the path's loss was measured (NO_ECHO_DBFS when nothing audible
+   * was played within reach).
    */
   predictedDbfs: number | null;
   /**
@@ -98,6 +100,18 @@ const REVERB_MS = 100;
 const LITTLE_TAKEN = 10 ** (-1 / 10);
 const MISFITS = 4;
 const MISFIT_FRAMES = 6;
+/**
+ * Before the filter is trusted, what it has taken out of most of the last TAKEN_FRAMES frames of
+ * hark's words (the median per frame: the user talking over hark for fewer frames than half
+ * does not lower it) still lowers the loudest hark's voice may be in what it leaves, by up to
+ * TAKEN_CAP_DB: a talker louder than the loudest echo is heard. Not while most of the last
+ * frames of words came through untouched (the echo path moved under the filter). Through a
+ * real sound server under load the filter took 6-10 dB out of hark's words for whole replies
+ * without ever being trusted, and a talker 6 dB above the echo went unheard. An echo left
+ * louder than this allows pauses the reply, never confirms.
+ */
+const TAKEN_FRAMES = 16;
+const TAKEN_CAP_DB = 6;
 /** Reference frames quieter than this mean power (about -70 dBFS) tell nothing about the echo path, and echo none. */
 export const REFERENCE_FLOOR = 32768 * 32768 * 1e-7;
 
@@ -290,7 +304,16 @@ export class EchoTrust {
 
   private predictedDbfs(): number | null {
     const predicted = this.predictedPower();
-    return predicted === null ? null : Math.max(NO_ECHO_DBFS, 10 * Math.log10((predicted + 1e-9) / (32768 * 32768)));
+    if (predicted === null) return null;
+    return Math.max(NO_ECHO_DBFS, 10 * Math.log10((predicted + 1e-9) / (32768 * 32768)) - this.takenDb());
+  }
+
+  /** What the filter is known to take out of hark's words lately, dB, up to TAKEN_CAP_DB (see there). */
+  private takenDb(): number {
+    const fits = this.misfits.length === MISFIT_FRAMES && this.misfits.filter(Boolean).length < MISFITS;
+    if (!fits || this.wordLosses.length < TAKEN_FRAMES) return 0;
+    const lately = this.wordLosses.slice(-TAKEN_FRAMES).sort((a, b) => a - b);
+    return Math.max(0, Math.min(lately[TAKEN_FRAMES / 2] as number, TAKEN_CAP_DB));
   }
 }
 
