@@ -64,6 +64,7 @@ export function logEchoAtBargeIn(logger: Logger, phase: BargeInPhase, canceller:
     trusted: verdict.trusted,
     predictedDbfs: tenths(verdict.predictedDbfs),
     lossDb: tenths(verdict.lossDb),
+    takenDb: tenths(verdict.takenDb),
     delayMs: Math.round(state.delayMs),
     micDbfs: tenths(state.micDbfs),
     outDbfs: tenths(state.outDbfs),

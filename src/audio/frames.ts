@@ -6,8 +6,9 @@ export const NO_ECHO_DBFS = -120;
  * and, once the echo canceller has seen it, how loud the echo it took out was (dBFS), whether
  * that can be trusted (the canceller had converged, or nothing could echo), and the loudest
  * the echo may be by what hark played (dBFS; null while unknown, NO_ECHO_DBFS when nothing
- * audible was played within its reach), and how far below the echo it took out the canceller
- * leaves hark's voice (dB, null while unmeasured).
+ * audible was played within its reach), how far below the echo it took out the canceller
+ * leaves hark's voice (dB, null while unmeasured), and what it is known to take out of hark's
+ * words lately, trusted or not (dB).
  */
 export interface Frame {
   samples: Int16Array;
@@ -16,6 +17,7 @@ export interface Frame {
   echoTrusted?: boolean;
   echoPredictedDbfs?: number | null;
   echoLossDb?: number | null;
+  echoTakenDb?: number;
 }
 
 /**

@@ -22,7 +22,7 @@ export interface FrameLevel {
 export type Voicing =
   /**
    * Speech going on, or speech again after a pause: `voicedSamples` of it count as the user's,
-   * `doubtfulSamples` may be hark's echo (held frames included in both).
+   * `doubtfulSamples` may be hark's echo (held frames included in both; faint frames in neither).
    */
   | { type: 'speech'; voicedSamples: number; doubtfulSamples: number; heldSamples: number }
   /** Sound inside a pause that is not yet speech again: a click, or a word's first frames. */
@@ -47,6 +47,7 @@ export class PauseJudge {
   private peakDb = -Infinity;
   private heldSamples = 0;
   private heldVoicedSamples = 0;
+  private heldDoubtfulSamples = 0;
   /** The pause under way has reached the room's floor: sound in it is held until it lasts. */
   private silentPause = false;
 
@@ -79,6 +80,7 @@ export class PauseJudge {
     this.peakDb = level.db;
     this.heldSamples = 0;
     this.heldVoicedSamples = 0;
+    this.heldDoubtfulSamples = 0;
     this.silentPause = false;
   }
 
@@ -90,12 +92,14 @@ export class PauseJudge {
     if (quiet || frame.probability < (paused ? onset : this.config.stopThreshold)) {
       this.heldSamples = 0;
       this.heldVoicedSamples = 0;
+      this.heldDoubtfulSamples = 0;
       this.silentPause = (paused && this.silentPause) || quiet;
       return { type: 'pause' };
     }
     const heldBefore = this.heldSamples;
     this.heldSamples += frame.samples.length;
-    if (!frame.doubtful) this.heldVoicedSamples += frame.samples.length;
+    if (frame.doubtful) this.heldDoubtfulSamples += frame.samples.length;
+    else if (!frame.faint) this.heldVoicedSamples += frame.samples.length;
     this.peakDb = Math.max(this.peakDb, level.db);
     const lastsMs = (this.heldSamples / this.config.sampleRateHz) * 1000;
     // Only in a pause that went down to the floor: where the model alone found the pause (its
@@ -104,11 +108,12 @@ export class PauseJudge {
     const voicing: Voicing = {
       type: 'speech',
       voicedSamples: this.heldVoicedSamples,
-      doubtfulSamples: this.heldSamples - this.heldVoicedSamples,
+      doubtfulSamples: this.heldDoubtfulSamples,
       heldSamples: heldBefore,
     };
     this.heldSamples = 0;
     this.heldVoicedSamples = 0;
+    this.heldDoubtfulSamples = 0;
     this.silentPause = false;
     return voicing;
   }

@@ -78,7 +78,7 @@ export class Segmenter {
         this.noteLeadIn(frame);
         return [];
       }
-      this.startSpeech(frame.samples, frameStart, frame.doubtful === true);
+      this.startSpeech(frame.samples, frameStart, frame);
       this.pauseJudge.begin(level);
       this.onsetAt = frame.capturedAt - this.ms(frame.samples.length);
       this.lastVoicedAt = frame.capturedAt;
@@ -150,7 +150,7 @@ export class Segmenter {
     this.leadInSamples = 0;
   }
 
-  private startSpeech(samples: Int16Array, frameStart: number, doubtful: boolean): void {
+  private startSpeech(samples: Int16Array, frameStart: number, { doubtful, faint }: ScoredFrame): void {
     this.inSpeech = true;
     this.utteranceId++;
     this.part = 0;
@@ -158,7 +158,7 @@ export class Segmenter {
     this.bufferSamples = this.preRollSamples + samples.length;
     this.bufferStartSample = frameStart - this.preRollSamples;
     this.onsetSample = frameStart;
-    this.voicedSamples = doubtful ? 0 : samples.length + Math.min(this.leadInSamples, this.preRollSamples);
+    this.voicedSamples = doubtful || faint ? 0 : samples.length + Math.min(this.leadInSamples, this.preRollSamples);
     this.doubtfulSamples = doubtful ? samples.length : 0;
     this.clearAfterDoubtfulSamples = 0;
     this.leadInSamples = 0;
@@ -271,7 +271,7 @@ export class Segmenter {
    * are their speech too, and count towards how long they have spoken.
    */
   private noteLeadIn(frame: ScoredFrame): void {
-    const speech = frame.probability >= this.config.startThreshold && frame.doubtful !== true;
+    const speech = frame.probability >= this.config.startThreshold && !frame.doubtful && !frame.faint;
     this.leadInSamples = speech ? this.leadInSamples + frame.samples.length : 0;
   }
 

@@ -43,6 +43,13 @@ export interface ScoredFrame extends Frame {
    * of it follow (an echo path grown louder than measured would otherwise become a turn).
    */
   doubtful?: boolean;
+  /**
+   * Louder than what the canceller, not yet converged, is known to leave of hark's voice, but
+   * not than the loudest its echo may be: the user, or hark's voice on a frame the canceller took
+   * less out of. Speech heard in it may start or carry a stretch on (and pause a reply), but
+   * never counts as the user's speech.
+   */
+  faint?: boolean;
 }
 
 export interface Utterance {

@@ -27,6 +27,7 @@ export function cancelEcho(
     let trusted = true;
     let predicted: number | null = NO_ECHO_DBFS;
     let loss: number | null = Infinity;
+    let taken = Infinity;
     try {
       for (let at = 0; at + step <= samples.length; at += step) {
         out.set(canceller.cancel(samples.subarray(at, at + step), firstAt + at * msPerSample), at);
@@ -34,6 +35,7 @@ export function cancelEcho(
         if (!verdict.possible) continue;
         trusted &&= verdict.trusted;
         loss = loss === null || verdict.lossDb === null ? null : Math.min(loss, verdict.lossDb);
+        taken = Math.min(taken, verdict.takenDb);
         predicted =
           predicted === null || verdict.predictedDbfs === null ? null : Math.max(predicted, verdict.predictedDbfs);
       }
@@ -48,6 +50,7 @@ export function cancelEcho(
       echoTrusted: trusted,
       echoPredictedDbfs: predicted,
       echoLossDb: loss === Infinity ? null : loss,
+      echoTakenDb: taken === Infinity ? 0 : taken,
     };
   });
 }

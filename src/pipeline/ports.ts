@@ -101,6 +101,8 @@ export interface EchoVerdict {
   predictedDbfs: number | null;
   /** How far below the echo it takes out the canceller leaves hark's voice, dB, once measured. */
   lossDb: number | null;
+  /** What the canceller is known to take out of hark's words lately, trusted or not, dB (0 until known). */
+  takenDb: number;
 }
 
 /** What the echo canceller is doing, for logs and a status page. */

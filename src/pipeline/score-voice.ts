@@ -17,9 +17,12 @@ export interface ScoreVoiceOptions {
 }
 
 /**
- * Before the canceller has converged, what it took out says nothing: a frame that may hold
- * hark's echo is hark's own voice unless it is this much louder than the loudest the echo may
- * be (or always, while that is not known yet).
+ * Before the canceller has converged, what it took out of a frame says nothing: a frame that may
+ * hold hark's echo is hark's own voice unless it is this much louder than the loudest the echo
+ * may be (or always, while that is not known yet), less what the canceller is known to take out
+ * of hark's words lately (Frame.echoTakenDb). A frame over that mark but not this much over the
+ * loudest echo is faint (see ScoredFrame.faint): the user, or what the canceller left of hark's
+ * voice on a frame it took less out of than usual.
  */
 const ABOVE_PREDICTED_ECHO_DB = 6;
 /**
@@ -45,11 +48,11 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
     }
     return { ...frame, probability: active.probability(frame.samples) as number };
   };
-  const ownVoice = (frame: Frame): boolean => {
+  const ownVoice = (frame: Frame, level: number): boolean => {
     if (frame.echoDbfs === undefined) return false;
-    const level = dbfs(rms(frame.samples));
     if (frame.echoTrusted === false) {
-      return frame.echoPredictedDbfs === null || level < (frame.echoPredictedDbfs ?? -120) + ABOVE_PREDICTED_ECHO_DB;
+      const mark = (frame.echoPredictedDbfs ?? NO_ECHO_DBFS) + ABOVE_PREDICTED_ECHO_DB - (frame.echoTakenDb ?? 0);
+      return frame.echoPredictedDbfs === null || level < mark;
     }
     const belowDb =
       frame.echoLossDb === null || frame.echoLossDb === undefined
@@ -61,12 +64,15 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
     try {
       // What is hark's own voice is silence to the model too: its state never learns hark's
       // voice, so the frames after an echo are not scored as the speech going on.
-      const own = ownVoice(frame);
+      const level = dbfs(rms(frame.samples));
+      const own = ownVoice(frame, level);
       const result = active.probability(own ? new Int16Array(frame.samples.length) : frame.samples);
-      const doubtful = !own && doubtfulEcho(frame);
+      const faint = !own && faintEcho(frame, level);
+      const doubtful = !own && !faint && doubtfulEcho(frame);
       const scored = (probability: number): ScoredFrame => ({
         ...frame,
         probability: own ? 0 : probability,
+        ...(faint ? { faint } : {}),
         ...(doubtful ? { doubtful } : {}),
       });
       if (typeof result === 'number') return of(scored(result));
@@ -86,4 +92,9 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
  */
 function doubtfulEcho(frame: Frame): boolean {
   return frame.echoTrusted === false && (frame.echoPredictedDbfs ?? NO_ECHO_DBFS) > NO_ECHO_DBFS;
+}
+
+/** Not hark's own voice only for what the canceller is known to take out (see ABOVE_PREDICTED_ECHO_DB). */
+function faintEcho(frame: Frame, level: number): boolean {
+  return doubtfulEcho(frame) && level < (frame.echoPredictedDbfs ?? NO_ECHO_DBFS) + ABOVE_PREDICTED_ECHO_DB;
 }

@@ -71,7 +71,7 @@ export class AcousticEchoCanceller {
   private lastActiveAt: number | undefined;
   /** The player's stream the last frame with something to cancel read (see EchoReference.streamAt). */
   private stream = 0;
-  private verdict: EchoVerdict = { possible: false, trusted: false, predictedDbfs: -120, lossDb: null };
+  private verdict: EchoVerdict = { possible: false, trusted: false, predictedDbfs: -120, lossDb: null, takenDb: 0 };
 
   constructor(
     private readonly speex: SpeexCanceller,

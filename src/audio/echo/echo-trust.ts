@@ -15,13 +15,17 @@ export interface EchoVerdict {
    */
   trusted: boolean;
   /**
-   * The loudest hark's voice may be in what the filter leaves of this frame, dBFS: the loudest of
-   * what was played in the stretch that echoes into it, through the echo path's measured loss,
-   * less what the filter has lately been measured to take out of hark's words (up to
-   * TAKEN_CAP_DB); null before the path's loss was measured (NO_ECHO_DBFS when nothing audible
-   * was played within reach).
+   * The loudest the echo may be in this frame, dBFS: the loudest of what was played in the
+   * stretch that echoes into it, through the echo path's measured loss; null before that loss
+   * was measured (NO_ECHO_DBFS when nothing audible was played within reach).
    */
   predictedDbfs: number | null;
+  /**
+   * What the filter took out of more than half of the last TAKEN_FRAMES frames of hark's words
+   * since the player's stream last (re)started, dB, up to TAKEN_CAP_DB; 0 until known, and while
+   * most of the last few frames of words came through untouched.
+   */
+  takenDb: number;
   /**
    * How far below the echo it takes out the filter leaves hark's voice, dB: its echo return loss
    * enhancement on the frames that held nothing but the echo (the median over the last seconds
@@ -101,14 +105,11 @@ const LITTLE_TAKEN = 10 ** (-1 / 10);
 const MISFITS = 4;
 const MISFIT_FRAMES = 6;
 /**
- * Before the filter is trusted, what it has taken out of most of the last TAKEN_FRAMES frames of
- * hark's words (the median per frame: the user talking over hark for fewer frames than half
- * does not lower it) still lowers the loudest hark's voice may be in what it leaves, by up to
- * TAKEN_CAP_DB: a talker louder than the loudest echo is heard. Not while most of the last
- * frames of words came through untouched (the echo path moved under the filter). Through a
- * real sound server under load the filter took 6-10 dB out of hark's words for whole replies
- * without ever being trusted, and a talker 6 dB above the echo went unheard. An echo left
- * louder than this allows pauses the reply, never confirms.
+ * What a filter not (or no longer) trusted is known to take out of hark's words: the lower
+ * median per frame over the last TAKEN_FRAMES frames of words of the player's stream (a talker
+ * over hark for fewer frames than half does not lower it), up to TAKEN_CAP_DB. Through a real
+ * sound server under load the filter took 3-10 dB out of hark's voice for whole replies without
+ * ever being trusted.
  */
 const TAKEN_FRAMES = 16;
 const TAKEN_CAP_DB = 6;
@@ -137,6 +138,8 @@ export class EchoTrust {
   private readonly wordLosses: number[] = [];
   /** Their median, kept as they change (it is read on every frame); null while there are too few. */
   private wordLoss: number | null = null;
+  /** The same losses, for the last TAKEN_FRAMES frames of words of the player's stream (see TAKEN_FRAMES). */
+  private readonly streamLosses: number[] = [];
   /** Whether the filter took next to nothing out of each of the last frames of hark's words (newest last). */
   private readonly misfits: boolean[] = [];
   /** Power of the reference in the last frames (newest last): what echoes into the frame being judged. */
@@ -148,7 +151,7 @@ export class EchoTrust {
   idle(): EchoVerdict {
     this.idleFrames++;
     this.remember(0);
-    return { possible: false, trusted: this.trusted(), predictedDbfs: NO_ECHO_DBFS, lossDb: this.lossDb() };
+    return { possible: false, trusted: this.trusted(), predictedDbfs: NO_ECHO_DBFS, lossDb: this.lossDb(), takenDb: 0 };
   }
 
   /**
@@ -174,7 +177,13 @@ export class EchoTrust {
     }
     this.converged ||= this.trained >= CONVERGED_MIN_FRAMES && (erleDb ?? 0) >= CONVERGED_ERLE_DB && this.cancelsWell();
     if (this.rechecking && this.cancelsWell() && this.heldWords() && !this.cancelsPoorly()) this.rechecking = false;
-    return { possible: true, trusted: this.trusted(), predictedDbfs: this.predictedDbfs(), lossDb: this.lossDb() };
+    return {
+      possible: true,
+      trusted: this.trusted(),
+      predictedDbfs: this.predictedDbfs(),
+      lossDb: this.lossDb(),
+      takenDb: this.takenDb(),
+    };
   }
 
   /**
@@ -185,6 +194,7 @@ export class EchoTrust {
   streamRestarted(): void {
     this.lately.length = 0;
     this.misfits.length = 0;
+    this.streamLosses.length = 0;
     this.rechecking = this.converged;
   }
 
@@ -202,6 +212,7 @@ export class EchoTrust {
     this.wordLosses.length = 0;
     this.wordLoss = null;
     this.misfits.length = 0;
+    this.streamLosses.length = 0;
   }
 
   /** Everything is forgotten, the echo path's loss too (another device). */
@@ -248,7 +259,10 @@ export class EchoTrust {
 
   private learnWordLoss(micPower: number, outPower: number): void {
     const losses = this.wordLosses;
-    losses.push(10 * Math.log10((micPower + 1) / (outPower + 1)));
+    const loss = 10 * Math.log10((micPower + 1) / (outPower + 1));
+    this.streamLosses.push(loss);
+    if (this.streamLosses.length > TAKEN_FRAMES) this.streamLosses.shift();
+    losses.push(loss);
     if (losses.length > WORD_LOSS_FRAMES) losses.shift();
     const sorted = losses.length < WORD_LOSS_MIN_FRAMES ? [] : [...losses].sort((a, b) => a - b);
     this.wordLoss = sorted[Math.floor(sorted.length / 2)] ?? null;
@@ -305,15 +319,15 @@ export class EchoTrust {
   private predictedDbfs(): number | null {
     const predicted = this.predictedPower();
     if (predicted === null) return null;
-    return Math.max(NO_ECHO_DBFS, 10 * Math.log10((predicted + 1e-9) / (32768 * 32768)) - this.takenDb());
+    return Math.max(NO_ECHO_DBFS, 10 * Math.log10((predicted + 1e-9) / (32768 * 32768)));
   }
 
-  /** What the filter is known to take out of hark's words lately, dB, up to TAKEN_CAP_DB (see there). */
+  /** See EchoVerdict.takenDb. */
   private takenDb(): number {
-    const fits = this.misfits.length === MISFIT_FRAMES && this.misfits.filter(Boolean).length < MISFITS;
-    if (!fits || this.wordLosses.length < TAKEN_FRAMES) return 0;
-    const lately = this.wordLosses.slice(-TAKEN_FRAMES).sort((a, b) => a - b);
-    return Math.max(0, Math.min(lately[TAKEN_FRAMES / 2] as number, TAKEN_CAP_DB));
+    const fits = this.misfits.filter(Boolean).length < MISFITS;
+    if (!fits || this.streamLosses.length < TAKEN_FRAMES) return 0;
+    const sorted = [...this.streamLosses].sort((a, b) => a - b);
+    return Math.max(0, Math.min(sorted[TAKEN_FRAMES / 2 - 1] as number, TAKEN_CAP_DB));
   }
 }
 

@@ -18,6 +18,7 @@ function scripted(frames: { possible: boolean; trusted: boolean; realignments?: 
       trusted: current().trusted,
       predictedDbfs: -40,
       lossDb: current().trusted ? 18.44 : null,
+      takenDb: 0,
     }),
     state: (): EchoState => ({
       active: current().possible,

@@ -105,18 +105,21 @@ describe('Segmenter on real speech (Silero v5)', () => {
   });
 });
 
+/** `[probability, milliseconds, echo?]`: stretches of frames, some perhaps hark's echo (see ScoredFrame). */
+type Script = [number, number, ('doubtful' | 'faint')?][];
+
 describe('Segmenter on scored frames', () => {
   const FRAME_MS = (VAD_FRAME_SAMPLES / RATE) * 1000;
-  /** Frames from a script: `[probability, milliseconds]` stretches, rounded to whole frames. */
-  function run(script: [number, number, 'doubtful'?][], extra: Partial<typeof config> = {}): SegmenterEvent[] {
+  /** Frames from a script: `[probability, milliseconds, echo?]` stretches, rounded to whole frames. */
+  function run(script: Script, extra: Partial<typeof config> = {}): SegmenterEvent[] {
     const segmenter = new Segmenter({ ...config, ...extra });
     const events: SegmenterEvent[] = [];
     let marker = 0;
-    for (const [probability, ms, doubtful] of script) {
+    for (const [probability, ms, echo] of script) {
       for (let i = 0; i < Math.round(ms / FRAME_MS); i++) {
         const samples = new Int16Array(VAD_FRAME_SAMPLES).fill(++marker % 30000);
         const frame = { samples, probability, capturedAt: marker * FRAME_MS };
-        events.push(...segmenter.push(doubtful ? { ...frame, doubtful: true } : frame));
+        events.push(...segmenter.push(echo ? { ...frame, [echo]: true } : frame));
       }
     }
     return [...events, ...segmenter.flush()];
@@ -124,7 +127,7 @@ describe('Segmenter on scored frames', () => {
 
   it("does not count speech that may be hark's unvouched echo: echo alone is discarded, the user after it is kept", () => {
     // Echo louder than measured, in bursts (the reply pausing and playing on), then silence.
-    const echo: [number, number, 'doubtful'?][] = [
+    const echo: Script = [
       [0.95, 256, 'doubtful'],
       [0.1, 160],
     ];
@@ -166,19 +169,32 @@ describe('Segmenter on scored frames', () => {
     expect(longest).toBe(480);
   });
 
+  it("counts nothing of speech that may be what the canceller left of hark's voice, even once the user goes on", () => {
+    const events = run([
+      [0, 320],
+      [0.95, 256, 'faint'],
+      [0.95, 96],
+      [0, 1000],
+    ]);
+    // It starts a stretch (a reply pauses for it), but 96 ms of the user's speech is not enough to keep.
+    expect(events.some((e) => e.type === 'speech')).toBe(true);
+    expect(utterancesOf(events)).toEqual([]);
+    expect(events.filter((e) => e.type === 'speech').at(-1)).toMatchObject({ durationMs: 96, doubtfulMs: 0 });
+  });
+
   it('while hark speaks, a soft first syllable under the raised start threshold counts as speech once speech starts', () => {
     const speaking = { speaking: true, listening: true };
-    const durationAtStart = (script: [number, number, 'doubtful'?][]) => {
+    const durationAtStart = (script: Script) => {
       const segmenter = new Segmenter(config);
       let marker = 0;
-      for (const [probability, ms, doubtful] of script) {
+      for (const [probability, ms, echo] of script) {
         for (let i = 0; i < Math.round(ms / FRAME_MS); i++) {
           const samples = new Int16Array(VAD_FRAME_SAMPLES).fill(++marker % 30000);
           const frame = {
             samples,
             probability,
             capturedAt: marker * FRAME_MS,
-            ...(doubtful ? { doubtful: true } : {}),
+            ...(echo ? { [echo]: true } : {}),
           };
           const start = segmenter.push(frame, speaking).find((e) => e.type === 'speech');
           if (start?.type === 'speech') return start.durationMs;

@@ -109,6 +109,33 @@ describe('scoreVoice', () => {
     expect(scored.map((s) => s.doubtful ?? false)).toEqual([false, true, false, false]);
   });
 
+  it('before the canceller has converged, what it is known to take out lets a talker through once louder than the loudest echo, but not as speech that counts', async () => {
+    const untrusted = (levelDbfs: number, takenDb: number) => ({
+      samples: tone(levelDbfs),
+      capturedAt: 32,
+      echoDbfs: levelDbfs,
+      echoTrusted: false,
+      echoPredictedDbfs: -28,
+      echoTakenDb: takenDb,
+    });
+    const scored = await lastValueFrom(
+      from([untrusted(-27, 6), untrusted(-27, 0), untrusted(-31, 6), untrusted(-20, 6)]).pipe(
+        scoreVoice(SPEECH, silentLogger, OPTIONS),
+        toArray(),
+      ),
+    );
+    // Just over the loudest echo, with 6 dB known to be taken out: faint (it may pause a reply,
+    // it never counts). With nothing known to be taken out, or under the loudest echo: hark.
+    // 8 dB over it: doubtful, as before.
+    expect(scored.map((s) => s.probability)).toEqual([0.95, 0, 0, 0.95]);
+    expect(scored.map((s) => (s.faint ? 'faint' : s.doubtful ? 'doubtful' : '-'))).toEqual([
+      'faint',
+      '-',
+      '-',
+      'doubtful',
+    ]);
+  });
+
   it("gives the model silence for hark's own voice, so its state never learns hark's voice", async () => {
     const heard: number[] = [];
     const vad: Vad = {
