@@ -44,10 +44,10 @@ export interface ScoredFrame extends Frame {
    */
   doubtful?: boolean;
   /**
-   * Louder than what the canceller, not yet converged, is known to leave of hark's voice, but
-   * not than the loudest its echo may be: the user, or hark's voice on a frame the canceller took
-   * less out of. Speech heard in it may start or carry a stretch on (and pause a reply), but
-   * never counts as the user's speech.
+   * Louder than what the canceller, not yet converged, is known to leave of hark's voice, but not
+   * well over the loudest its echo may be: the user, or hark's voice on a frame the canceller
+   * took less out of than usual. Speech heard in it may start or carry a stretch on (and pause a
+   * reply), but never counts as the user's speech.
    */
   faint?: boolean;
 }

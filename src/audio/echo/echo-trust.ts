@@ -318,8 +318,7 @@ export class EchoTrust {
 
   private predictedDbfs(): number | null {
     const predicted = this.predictedPower();
-    if (predicted === null) return null;
-    return Math.max(NO_ECHO_DBFS, 10 * Math.log10((predicted + 1e-9) / (32768 * 32768)));
+    return predicted === null ? null : Math.max(NO_ECHO_DBFS, 10 * Math.log10((predicted + 1e-9) / (32768 * 32768)));
   }
 
   /** See EchoVerdict.takenDb. */
