@@ -3,7 +3,7 @@ import type { ClockedPlayer } from '../audio/player.js';
 import type { HarkConfig } from '../config/schema.js';
 import type { BargeInPhase } from '../dialog/barge-in.js';
 import { VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
-import type { EchoCanceller } from '../pipeline/ports.js';
+import type { EchoCanceller, EchoState, EchoVerdict } from '../pipeline/ports.js';
 import type { Logger } from '../system/logger.js';
 
 /** How much longer speech must last to interrupt hark when its own voice cannot be taken out of the microphone. */
@@ -57,10 +57,12 @@ const tenths = (value: number | null): number | null => (value === null ? null :
  * apart from the user's missed.
  */
 export function logEchoAtBargeIn(logger: Logger, phase: BargeInPhase, canceller: AcousticEchoCanceller): void {
-  const verdict = canceller.lastVerdict();
-  const state = canceller.state();
-  logger.debug('echo.at-barge-in', {
-    phase,
+  logger.debug('echo.at-barge-in', { phase, ...echoReport(canceller.lastVerdict(), canceller.state()) });
+}
+
+/** What the canceller knew of its last frame, for the log. */
+function echoReport(verdict: EchoVerdict, state: EchoState) {
+  return {
     trusted: verdict.trusted,
     predictedDbfs: tenths(verdict.predictedDbfs),
     lossDb: tenths(verdict.lossDb),
@@ -69,13 +71,18 @@ export function logEchoAtBargeIn(logger: Logger, phase: BargeInPhase, canceller:
     micDbfs: tenths(state.micDbfs),
     outDbfs: tenths(state.outDbfs),
     echoDbfs: tenths(state.echoDbfs),
-  });
+  };
 }
+
+/** While hark's voice may reach the microphone, the canceller's state is logged this often (debug), by capture time. */
+const STATE_EVERY_MS = 1000;
 
 /**
  * The canceller, telling the log (debug) whenever it comes to be trusted or stops being trusted,
- * and whenever it re-aligns to a new delay: with `echo.at-barge-in`, how it came to take hark's
- * voice for the user's, or the user's for hark's.
+ * whenever it re-aligns to a new delay, and once a second while hark's voice may reach the
+ * microphone how well it cancels: with `echo.at-barge-in`, how it came to take hark's voice for
+ * the user's, or the user's for hark's (a sound server that let it take only 3-10 dB out of a
+ * whole reply was found so).
  */
 export function watchEcho(
   canceller: EchoCanceller & Pick<AcousticEchoCanceller, 'realignments'>,
@@ -83,6 +90,7 @@ export function watchEcho(
 ): EchoCanceller {
   let trusted = false;
   let realignments = 0;
+  let stateLoggedAt = -Infinity;
   return {
     frameSamples: canceller.frameSamples,
     cancel(mic, captureTimeMs) {
@@ -96,6 +104,15 @@ export function watchEcho(
           lossDb: tenths(verdict.lossDb),
           erleDb: tenths(erleDb),
           delayMs: Math.round(delayMs),
+        });
+      }
+      if (verdict.possible && captureTimeMs - stateLoggedAt >= STATE_EVERY_MS) {
+        stateLoggedAt = captureTimeMs;
+        const state = canceller.state();
+        logger.debug('echo.state', {
+          ...echoReport(verdict, state),
+          erleDb: tenths(state.erleDb),
+          delayConfidence: tenths(state.delayConfidence),
         });
       }
       if (canceller.realignments !== realignments) {

@@ -55,12 +55,33 @@ describe('watchEcho', () => {
     const mic = new Int16Array(256);
     for (let i = 0; i < 7; i++) expect(echo.cancel(mic, i * 16)).toBe(mic);
     expect(
-      logger.lines.map(({ event, trusted, lossDb, realignments }) => ({ event, trusted, lossDb, realignments })),
+      logger.lines
+        .filter(({ event }) => event !== 'echo.state')
+        .map(({ event, trusted, lossDb, realignments }) => ({ event, trusted, lossDb, realignments })),
     ).toEqual([
       { event: 'echo.trust', trusted: true, lossDb: 18.4, realignments: undefined },
       { event: 'echo.trust', trusted: false, lossDb: null, realignments: undefined },
       { event: 'echo.realigned', trusted: undefined, lossDb: undefined, realignments: 1 },
     ]);
-    expect(logger.lines[0]).toMatchObject({ delayMs: 67, erleDb: 21.3 });
+    expect(logger.lines.find((line) => line.event === 'echo.trust')).toMatchObject({ delayMs: 67, erleDb: 21.3 });
+  });
+
+  it("logs how well it cancels once a second while hark's voice may reach the microphone, and not while nothing played", () => {
+    const logger = watchedLogger();
+    // 3 s of frames of 16 ms: hark speaking for 2 s, then silent for 1 s.
+    const frames = Array.from({ length: 188 }, (_, i) => ({ possible: i < 125, trusted: true }));
+    const echo = watchEcho(scripted(frames), logger);
+    const mic = new Int16Array(256);
+    frames.forEach((_, i) => echo.cancel(mic, i * 16));
+    const states = logger.lines.filter((line) => line.event === 'echo.state');
+    expect(states).toHaveLength(2);
+    expect(states[0]).toMatchObject({
+      trusted: true,
+      lossDb: 18.4,
+      erleDb: 21.3,
+      delayMs: 67,
+      micDbfs: -30,
+      outDbfs: -50,
+    });
   });
 });
