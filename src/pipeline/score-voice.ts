@@ -67,13 +67,11 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
       const level = dbfs(rms(frame.samples));
       const own = ownVoice(frame, level);
       const result = active.probability(own ? new Int16Array(frame.samples.length) : frame.samples);
-      const faint = !own && faintEcho(frame, level);
-      const doubtful = !own && !faint && doubtfulEcho(frame);
+      const echo = own ? undefined : echoDoubt(frame, level);
       const scored = (probability: number): ScoredFrame => ({
         ...frame,
         probability: own ? 0 : probability,
-        ...(faint ? { faint } : {}),
-        ...(doubtful ? { doubtful } : {}),
+        ...(echo ? { [echo]: true } : {}),
       });
       if (typeof result === 'number') return of(scored(result));
       return from(result.then(scored, (error: unknown) => fallback(frame, error)));
@@ -85,16 +83,14 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
 }
 
 /**
- * Louder than the echo predicted, but while the canceller cannot vouch for the frame and hark's
- * voice is still reaching it: the user talking over hark, or an echo path grown louder than
- * measured (a speaker turned up). Only when hark's voice has stopped reaching the microphone
- * (the reply paused) can the two be told apart.
+ * A frame not hark's own voice, while the canceller cannot vouch for it and hark's voice is still
+ * reaching it. Well over the echo predicted (doubtful): the user talking over hark, or an echo
+ * path grown louder than measured (a speaker turned up); only when hark's voice has stopped
+ * reaching the microphone (the reply paused) can the two be told apart. Not well over it, but
+ * over what the canceller is known to leave (faint): see ABOVE_PREDICTED_ECHO_DB.
  */
-function doubtfulEcho(frame: Frame): boolean {
-  return frame.echoTrusted === false && (frame.echoPredictedDbfs ?? NO_ECHO_DBFS) > NO_ECHO_DBFS;
-}
-
-/** Not hark's own voice only for what the canceller is known to take out (see ABOVE_PREDICTED_ECHO_DB). */
-function faintEcho(frame: Frame, level: number): boolean {
-  return doubtfulEcho(frame) && level < (frame.echoPredictedDbfs ?? NO_ECHO_DBFS) + ABOVE_PREDICTED_ECHO_DB;
+function echoDoubt(frame: Frame, level: number): 'doubtful' | 'faint' | undefined {
+  const predicted = frame.echoPredictedDbfs ?? NO_ECHO_DBFS;
+  if (frame.echoTrusted !== false || predicted <= NO_ECHO_DBFS) return undefined;
+  return level < predicted + ABOVE_PREDICTED_ECHO_DB ? 'faint' : 'doubtful';
 }

@@ -138,8 +138,9 @@ export class EchoTrust {
   private readonly wordLosses: number[] = [];
   /** Their median, kept as they change (it is read on every frame); null while there are too few. */
   private wordLoss: number | null = null;
-  /** The same losses, for the last TAKEN_FRAMES frames of words of the player's stream (see TAKEN_FRAMES). */
+  /** The same losses, for the last TAKEN_FRAMES frames of words of the player's stream, and their lower median (see TAKEN_FRAMES). */
   private readonly streamLosses: number[] = [];
+  private streamLoss = 0;
   /** Whether the filter took next to nothing out of each of the last frames of hark's words (newest last). */
   private readonly misfits: boolean[] = [];
   /** Power of the reference in the last frames (newest last): what echoes into the frame being judged. */
@@ -194,7 +195,7 @@ export class EchoTrust {
   streamRestarted(): void {
     this.lately.length = 0;
     this.misfits.length = 0;
-    this.streamLosses.length = 0;
+    this.forgetStreamLosses();
     this.rechecking = this.converged;
   }
 
@@ -212,7 +213,7 @@ export class EchoTrust {
     this.wordLosses.length = 0;
     this.wordLoss = null;
     this.misfits.length = 0;
-    this.streamLosses.length = 0;
+    this.forgetStreamLosses();
   }
 
   /** Everything is forgotten, the echo path's loss too (another device). */
@@ -260,8 +261,11 @@ export class EchoTrust {
   private learnWordLoss(micPower: number, outPower: number): void {
     const losses = this.wordLosses;
     const loss = 10 * Math.log10((micPower + 1) / (outPower + 1));
-    this.streamLosses.push(loss);
-    if (this.streamLosses.length > TAKEN_FRAMES) this.streamLosses.shift();
+    const stream = this.streamLosses;
+    stream.push(loss);
+    if (stream.length > TAKEN_FRAMES) stream.shift();
+    this.streamLoss =
+      stream.length < TAKEN_FRAMES ? 0 : ([...stream].sort((a, b) => a - b)[TAKEN_FRAMES / 2 - 1] as number);
     losses.push(loss);
     if (losses.length > WORD_LOSS_FRAMES) losses.shift();
     const sorted = losses.length < WORD_LOSS_MIN_FRAMES ? [] : [...losses].sort((a, b) => a - b);
@@ -324,9 +328,12 @@ export class EchoTrust {
   /** See EchoVerdict.takenDb. */
   private takenDb(): number {
     const fits = this.misfits.filter(Boolean).length < MISFITS;
-    if (!fits || this.streamLosses.length < TAKEN_FRAMES) return 0;
-    const sorted = [...this.streamLosses].sort((a, b) => a - b);
-    return Math.max(0, Math.min(sorted[TAKEN_FRAMES / 2 - 1] as number, TAKEN_CAP_DB));
+    return fits ? Math.max(0, Math.min(this.streamLoss, TAKEN_CAP_DB)) : 0;
+  }
+
+  private forgetStreamLosses(): void {
+    this.streamLosses.length = 0;
+    this.streamLoss = 0;
   }
 }
 
