@@ -34,14 +34,12 @@ export function buildChatRequest(chat: ChatSettings, history: Message[], extras:
       messages.push(...chatToolMessages(turn.text, turn.tools, chat.toolResults));
       return;
     }
-    const media: Attachment[] = [
-      ...(turn.audio ? [{ kind: 'audio' as const, dataUrl: turn.audio }] : []),
-      ...(i === history.length - 1 && turn.role === 'user' ? attachments : []),
-    ];
-    if (media.length === 0) {
+    const attached = i === history.length - 1 && turn.role === 'user' ? attachments : [];
+    if (!turn.audio && attached.length === 0) {
       messages.push({ role: turn.role, content: turn.text });
       return;
     }
+    const media: Attachment[] = [...(turn.audio ? [{ kind: 'audio' as const, dataUrl: turn.audio }] : []), ...attached];
     const text: ChatContentPart[] = turn.text ? [{ type: 'text', text: turn.text }] : [];
     messages.push({ role: turn.role, content: [...text, ...media.map(chatPart)] });
   });

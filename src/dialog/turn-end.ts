@@ -47,7 +47,15 @@ const UNFINISHED_ZH = [
 ];
 const CJK = /[\u3400-\u9fff]/u;
 
+/** The last words judged: each guess is judged twice, by the gate and by endpointing, one after the other. */
+let last: { text: string; end: TurnEnd } | undefined;
+
 export function judgeTurnEnd(text: string): TurnEnd {
+  if (last?.text !== text) last = { text, end: judge(text) };
+  return last.end;
+}
+
+function judge(text: string): TurnEnd {
   const trimmed = text.trim();
   if (!trimmed) return 'unsure';
   if (/(\.\.\.|…|,|，|、|-|—|:|：|;|；)$/u.test(trimmed)) return 'incomplete';

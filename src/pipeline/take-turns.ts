@@ -1,21 +1,16 @@
 import {
   EMPTY,
+  Observable,
   ReplaySubject,
-  Subscription,
   concatMap,
-  connectable,
   connect,
   defer,
   filter,
   finalize,
-  map,
   merge,
   of,
-  take,
   takeUntil,
   tap,
-  type Connectable,
-  type Observable,
   type OperatorFunction,
 } from 'rxjs';
 import type { Interruption, Query, Transcript } from '../dialog/turn.js';
@@ -61,38 +56,56 @@ export function takeTurns(
   options: TakeTurnsOptions,
 ): OperatorFunction<GateEvent, TurnEvent> {
   return connect((verdicts) => {
-    /** The turn under way, and whether a later transcript of its utterance is its confirmation or its words. */
-    let running: { utteranceId: number; follows: boolean } | undefined;
+    /** The turn under way. */
+    let running: Running | undefined;
     const droppedReplies = new Map<number, number>();
     /** Utterances answered from their recording, whose transcript is no new query. */
     const heardFromRecording = new Set<number>();
-    const confirmations = verdicts.pipe(
-      ofType('query'),
-      filter(({ query }) => !query.transcript.tentative),
-    );
     const isConfirmationOfHeld = (transcript: Transcript): boolean =>
       running?.follows === true && running.utteranceId === transcript.utteranceId;
-    const cutFor = (query: Query): Observable<Interruption> => {
-      const shutdown = options.shutdown.pipe(map((): Interruption => 'shutdown'));
-      const stopped = (options.stops ?? EMPTY).pipe(map((): Interruption => 'control'));
-      const retracted = options.retractions.pipe(
-        filter((id) => query.transcript.tentative && id === query.transcript.utteranceId),
-        map((): Interruption => 'retracted'),
-      );
-      if (options.queue) return merge(shutdown, stopped, retracted);
-      const next = verdicts.pipe(
-        filter(
-          (verdict) =>
-            verdict.type === 'stop' ||
-            (verdict.type === 'query' &&
-              !verdict.query.transcript.tentative &&
-              !isConfirmationOfHeld(verdict.query.transcript)),
-        ),
-        map((verdict): Interruption => (verdict.type === 'stop' ? 'stop' : 'query')),
-      );
-      return merge(shutdown, stopped, retracted, options.interruptions.pipe(map((): Interruption => 'speech')), next);
+    const cut = (reason: Interruption, applies?: (turn: Running) => boolean): void => {
+      const turn = running;
+      if (!turn || turn.cutBy || (applies && !applies(turn))) return;
+      turn.cutBy = reason;
+      turn.cut.next(reason);
+      turn.cut.complete();
     };
-    return verdicts.pipe(
+    const confirm = (transcript: Transcript): void => {
+      const turn = running;
+      if (!turn?.start || turn.started) return;
+      turn.started = true;
+      // Told to the turn's stages at once, which may end the turn before this returns.
+      turn.start.next(transcript);
+      turn.start.complete();
+    };
+    const onVerdict = (verdict: GateEvent): void => {
+      if (verdict.type === 'stop') {
+        if (!options.queue) cut('stop');
+        return;
+      }
+      if (verdict.type !== 'query' || verdict.query.transcript.tentative) return;
+      if (isConfirmationOfHeld(verdict.query.transcript)) confirm(verdict.query.transcript);
+      else if (!options.queue) cut('query');
+    };
+    const onText = (heard: { utteranceId: number; text: string }): void => {
+      const text = running?.utteranceId === heard.utteranceId ? running.text : undefined;
+      text?.next(heard.text);
+      text?.complete();
+    };
+    // What confirms, cuts or names the turn under way, heard once for every turn (not built
+    // anew on the way to each reply request) and before the turns themselves: a verdict cuts
+    // the turn it ends before it is queued as the next.
+    const listeners = merge(
+      verdicts.pipe(tap(onVerdict)),
+      options.shutdown.pipe(tap(() => cut('shutdown'))),
+      (options.stops ?? EMPTY).pipe(tap(() => cut('control'))),
+      options.retractions.pipe(
+        tap((id) => cut('retracted', (turn) => turn.query.transcript.tentative && id === turn.utteranceId)),
+      ),
+      options.queue ? EMPTY : options.interruptions.pipe(tap(() => cut('speech'))),
+      options.texts.pipe(tap(onText)),
+    );
+    const turns = verdicts.pipe(
       ofType('query'),
       takeUntil(options.shutdown),
       filter(({ query: { transcript } }) => {
@@ -103,56 +116,55 @@ export function takeTurns(
       concatMap(({ query }) =>
         defer(() => {
           const { utteranceId, tentative } = query.transcript;
-          running = { utteranceId, follows: tentative || query.audio !== undefined };
           if (query.audio) heardFromRecording.add(utteranceId);
-          let started = !tentative;
-          // Each is listened for from the turn's start, and told to its stages when they subscribe
-          // (a moment later, once the reply request is out): the confirmation, a cut, or the
-          // transcript may come at any time.
-          const start = remembered(
-            tentative
-              ? confirmations.pipe(
-                  filter(({ query: confirmed }) => confirmed.transcript.utteranceId === utteranceId),
-                  take(1),
-                  map(({ query: confirmed }) => confirmed.transcript),
-                  tap(() => (started = true)),
-                )
-              : of(query.transcript),
-          );
-          const cut = remembered(cutFor(query).pipe(take(1)));
-          const text = remembered(
-            query.audio
-              ? options.texts.pipe(
-                  filter((heard) => heard.utteranceId === utteranceId),
-                  map((heard) => heard.text),
-                  take(1),
-                )
-              : of(query.text),
-          );
-          const listening = new Subscription();
-          for (const heard of [start, text]) listening.add(heard.connect());
-          const control = { cut, start, text, droppedReplies: droppedReplies.get(utteranceId) ?? 0 };
-          // Listened for once the reply is asked for (off the path to the request), and before
-          // anything else can happen: nothing comes while this runs.
-          const listenForCut = defer(() => {
-            listening.add(cut.connect());
-            return EMPTY;
-          });
-          return merge(answer(query, control), listenForCut).pipe(
+          // Each may come at any time from the turn's start, and is told to its stages when they
+          // subscribe (a moment later, once the reply request is out).
+          const turn: Running = {
+            query,
+            utteranceId,
+            follows: tentative || query.audio !== undefined,
+            started: !tentative,
+            cut: new ReplaySubject<Interruption>(1),
+            start: tentative ? new ReplaySubject<Transcript>(1) : undefined,
+            text: query.audio ? new ReplaySubject<string>(1) : undefined,
+          };
+          running = turn;
+          const control: TurnControl = {
+            cut: turn.cut,
+            start: turn.start ?? of(query.transcript),
+            text: turn.text ?? of(query.text),
+            droppedReplies: droppedReplies.get(utteranceId) ?? 0,
+          };
+          return answer(query, control).pipe(
             finalize(() => {
-              listening.unsubscribe();
               running = undefined;
-              if (started) droppedReplies.delete(utteranceId);
+              if (turn.started) droppedReplies.delete(utteranceId);
               else droppedReplies.set(utteranceId, control.droppedReplies + 1);
             }),
           );
         }),
       ),
     );
+    return new Observable<TurnEvent>((subscriber) => {
+      const listening = listeners.subscribe({ error: (error: unknown) => subscriber.error(error) });
+      listening.add(turns.subscribe(subscriber));
+      return listening;
+    });
   });
 }
 
-/** Subscribed when connected; what it last said kept for whoever subscribes later. */
-function remembered<T>(source: Observable<T>): Connectable<T> {
-  return connectable(source, { connector: () => new ReplaySubject<T>(1), resetOnDisconnect: false });
+/** The turn under way: what it answers, and what it has been told so far. */
+interface Running {
+  query: Query;
+  utteranceId: number;
+  /** A later transcript of its utterance is its confirmation (a guess) or its words (heard from the recording), not a new query. */
+  follows: boolean;
+  /** Confirmed, or never a guess. */
+  started: boolean;
+  cutBy?: Interruption;
+  cut: ReplaySubject<Interruption>;
+  /** A guess's confirmation, once it comes. */
+  start: ReplaySubject<Transcript> | undefined;
+  /** A turn begun from the recording: its words, once transcribed. */
+  text: ReplaySubject<string> | undefined;
 }

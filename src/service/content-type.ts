@@ -59,8 +59,18 @@ export async function unexpectedContent(
   expected: ContentExpectation,
   body: Dispatcher.ResponseData['body'],
 ): Promise<ServiceError> {
+  return unexpectedContentIn(endpoint, mediaType, expected, await peek(body));
+}
+
+/** The same, from the start of a body already read. */
+export function unexpectedContentIn(
+  endpoint: Endpoint,
+  mediaType: string,
+  expected: ContentExpectation,
+  start: Buffer,
+): ServiceError {
   // Scrubbed before it is cut, and cut well inside what was read: no secret is split at either end.
-  const text = excerpt(await peek(body), PEEK_BYTES / 2);
+  const text = excerpt(start.subarray(0, PEEK_BYTES).toString('utf8'), PEEK_BYTES / 2);
   const title = /<title[^>]*>([^<]*)/i.exec(text)?.[1];
   const words = (title ?? text.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
   const quoted = words ? ` ("${excerpt(words, 120)}")` : '';
@@ -73,7 +83,7 @@ export async function unexpectedContent(
   });
 }
 
-async function peek(body: Dispatcher.ResponseData['body']): Promise<string> {
+async function peek(body: Dispatcher.ResponseData['body']): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -87,5 +97,5 @@ async function peek(body: Dispatcher.ResponseData['body']): Promise<string> {
   } finally {
     body.destroy();
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }

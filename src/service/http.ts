@@ -6,10 +6,11 @@ import { ServiceError, headerValue, parseErrorResponse } from './errors.js';
 import { type Endpoint } from '../contract/endpoints.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
 import { LIMITS } from '../contract/limits.js';
-import { mediaTypeOf, unexpectedContent, type ContentExpectation } from './content-type.js';
+import { mediaTypeOf, unexpectedContent, unexpectedContentIn, type ContentExpectation } from './content-type.js';
 import { IdleWatchdog } from './idle-watchdog.js';
 import { wireBody } from './multipart.js';
 import { Pools } from './pools.js';
+import { requestWhole, type WholeResponse } from './whole-response.js';
 import { deadlineError, idleError, streamError, transportError } from './transport-errors.js';
 
 export type AuthStyle = 'bearer' | 'x-api-key';
@@ -115,9 +116,8 @@ export class Transport {
     const deadline = AbortSignal.timeout(this.timeouts.requestMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     return this.withRetries(options, signal, async () => {
-      const response = await this.sendChecked(options, signal, this.timeouts.requestMs);
-      const body = Buffer.from(await response.body.arrayBuffer());
-      return { headers: response.headers, body, requestId: requestIdOf(response.headers) };
+      const { headers, body } = await this.sendWhole(options, signal, this.timeouts.requestMs);
+      return { headers, body, requestId: requestIdOf(headers) };
     }).catch((error: unknown) => {
       if (deadline.aborted && !options.signal?.aborted)
         throw deadlineError(options.endpoint, this.timeouts.requestMs, error);
@@ -260,6 +260,28 @@ export class Transport {
     return response;
   }
 
+  /** The same for a call that needs the whole answer, gathered as it arrives (see requestWhole). */
+  private async sendWhole(
+    options: CallOptions,
+    signal: AbortSignal | undefined,
+    headersTimeoutMs: number,
+  ): Promise<WholeResponse> {
+    const { origin, request } = this.prepare(options, headersTimeoutMs);
+    const pool = this.pools.opened(origin) ?? (await this.pools.of(origin));
+    const response = await requestWhole(pool, request, signal);
+    const { statusCode, headers, body, broken } = response;
+    if (statusCode >= 400) {
+      const bodyText = broken ? '' : body.toString('utf8');
+      throw parseErrorResponse({ endpoint: options.endpoint, status: statusCode, headers, bodyText });
+    }
+    const mediaType = mediaTypeOf(headers);
+    if (options.expect && mediaType && !options.expect.accepts(mediaType)) {
+      throw unexpectedContentIn(options.endpoint, mediaType, options.expect, body);
+    }
+    if (broken) throw broken;
+    return response;
+  }
+
   /** Each endpoint's URL, resolved once (a turn's requests lie between the user's last word and hark's first). */
   private urlOf(path: string): URL {
     const url = this.urls.get(path) ?? new URL(path.replace(/^\//, ''), this.base);
@@ -272,6 +294,16 @@ export class Transport {
     signal: AbortSignal | undefined,
     headersTimeoutMs: number,
   ): Promise<Dispatcher.ResponseData> {
+    const { origin, request } = this.prepare(options, headersTimeoutMs);
+    const pool = this.pools.opened(origin) ?? (await this.pools.of(origin));
+    return pool.request({ ...request, signal });
+  }
+
+  /** Where to send, and the request as undici takes it: headers (the key among them) and timeouts. */
+  private prepare(
+    options: CallOptions,
+    headersTimeoutMs: number,
+  ): { origin: string; request: Dispatcher.DispatchOptions } {
     const url = this.urlOf(options.path);
     const headers: Record<string, string> = {
       'user-agent': USER_AGENT,
@@ -282,17 +314,18 @@ export class Transport {
     if (length !== undefined) headers['content-length'] = String(length);
     if (options.auth === 'x-api-key') headers['x-api-key'] = this.apiKey;
     else headers.authorization = `Bearer ${this.apiKey}`;
-    const pool = this.pools.opened(url.origin) ?? (await this.pools.of(url.origin));
-    return pool.request({
-      path: url.pathname + url.search,
-      method: 'POST',
-      headers,
-      body,
-      signal,
-      headersTimeout: headersTimeoutMs,
-      // Streams have their own idle watchdog; whole calls have their deadline.
-      bodyTimeout: 0,
-    });
+    return {
+      origin: url.origin,
+      request: {
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers,
+        body,
+        headersTimeout: headersTimeoutMs,
+        // Streams have their own idle watchdog; whole calls have their deadline.
+        bodyTimeout: 0,
+      },
+    };
   }
 }
 

@@ -1,5 +1,5 @@
 import { LIMITS } from '../limits.js';
-import type { Checker } from './checker.js';
+import { isObject, type Checker } from './checker.js';
 
 const EFFORTS = ['high', 'xhigh'] as const;
 const THINKING_TYPES = ['enabled', 'disabled'] as const;
@@ -34,6 +34,8 @@ export function checkMessageList(
     return;
   }
   messages.forEach((message: unknown, i) => {
+    // Text content is valid in both protocols: most of a conversation needs no more than this.
+    if (isObject(message) && typeof message.content === 'string' && roles.includes(message.role as string)) return;
     const field = `messages[${i}]`;
     if (!check.optionalObject(field, message) || !message) return;
     if (message.role === undefined) check.fail(`${field}.role`, `is required: one of ${roles.join(', ')}`);

@@ -158,6 +158,28 @@ describe('an error event after HTTP 200', () => {
   });
 });
 
+describe('a whole answer that breaks off in its body', () => {
+  const cutOff =
+    (status: number, start: string): Handler =>
+    (_req, res) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': '200' });
+      res.write(start);
+      setTimeout(() => res.destroy(), 20);
+    };
+
+  it('is a connection error, never half a transcript', async () => {
+    const { transcription } = await clients(cutOff(200, '{"text": "half of wh'));
+    const error = await transcription.transcribe({ file: { name: 'a.wav', bytes: wav } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ServiceError', type: 'connection_error', retryable: true });
+  });
+
+  it('an error status is still told by its status', async () => {
+    const { chat } = await clients(cutOff(503, '{"error": {"message": "overlo'));
+    const error = await chat.create(ask).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ServiceError', status: 503, retryable: true });
+  });
+});
+
 describe('a web page where the service should answer (captive portal, proxy)', () => {
   const portal: Handler = (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });

@@ -117,6 +117,23 @@ describe('cancellation', () => {
     expect(await service.sim.requestsTo('chat')[0]?.ended).toBe('client-closed');
   });
 
+  it('an abort while a whole call waits for its answer closes the connection', async () => {
+    service.sim.script.fault({ endpoint: 'chat', delayMs: 2000 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const started = performance.now();
+    await expect(service.chat.create(ask, { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(await service.sim.requestsTo('chat')[0]?.ended).toBe('client-closed');
+  });
+
+  it('a whole call aborted before it is sent is never sent', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(service.chat.create(ask, { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(service.sim.requestsTo('chat')).toHaveLength(0);
+  });
+
   it('an abort during a retry wait ends at once', async () => {
     service.sim.script.fault({ endpoint: 'chat', status: 503, retryAfterS: 5 });
     const controller = new AbortController();
