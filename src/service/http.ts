@@ -244,7 +244,8 @@ export class Transport {
     headersTimeoutMs: number,
   ): Promise<Dispatcher.ResponseData> {
     const response = await this.send(options, signal, headersTimeoutMs);
-    if (response.statusCode >= 400) {
+    const wrong = unwanted(options, response.statusCode, response.headers);
+    if (wrong === 'status') {
       const bodyText = await response.body.text().catch(() => '');
       throw parseErrorResponse({
         endpoint: options.endpoint,
@@ -253,10 +254,7 @@ export class Transport {
         bodyText,
       });
     }
-    const mediaType = mediaTypeOf(response.headers);
-    if (options.expect && mediaType && !options.expect.accepts(mediaType)) {
-      throw await unexpectedContent(options.endpoint, mediaType, options.expect, response.body);
-    }
+    if (wrong) throw await unexpectedContent(options.endpoint, wrong.mediaType, wrong.expect, response.body);
     return response;
   }
 
@@ -267,17 +265,14 @@ export class Transport {
     headersTimeoutMs: number,
   ): Promise<WholeResponse> {
     const { origin, request } = this.prepare(options, headersTimeoutMs);
-    const pool = this.pools.opened(origin) ?? (await this.pools.of(origin));
-    const response = await requestWhole(pool, request, signal);
+    const response = await requestWhole(await this.poolFor(origin), request, signal);
     const { statusCode, headers, body, broken } = response;
-    if (statusCode >= 400) {
+    const wrong = unwanted(options, statusCode, headers);
+    if (wrong === 'status') {
       const bodyText = broken ? '' : body.toString('utf8');
       throw parseErrorResponse({ endpoint: options.endpoint, status: statusCode, headers, bodyText });
     }
-    const mediaType = mediaTypeOf(headers);
-    if (options.expect && mediaType && !options.expect.accepts(mediaType)) {
-      throw unexpectedContentIn(options.endpoint, mediaType, options.expect, body);
-    }
+    if (wrong) throw unexpectedContentIn(options.endpoint, wrong.mediaType, wrong.expect, body);
     if (broken) throw broken;
     return response;
   }
@@ -295,8 +290,12 @@ export class Transport {
     headersTimeoutMs: number,
   ): Promise<Dispatcher.ResponseData> {
     const { origin, request } = this.prepare(options, headersTimeoutMs);
-    const pool = this.pools.opened(origin) ?? (await this.pools.of(origin));
-    return pool.request({ ...request, signal });
+    return (await this.poolFor(origin)).request({ ...request, signal });
+  }
+
+  /** The origin's pool: the one already open at once, else opened (the first call to it waits). */
+  private async poolFor(origin: string) {
+    return this.pools.opened(origin) ?? (await this.pools.of(origin));
   }
 
   /** Where to send, and the request as undici takes it: headers (the key among them) and timeouts. */
@@ -331,4 +330,19 @@ export class Transport {
 
 function requestIdOf(headers: Headers): string | undefined {
   return headerValue(headers, 'x-request-id') ?? headerValue(headers, 'request-id');
+}
+
+/**
+ * What is wrong with an answer by its status and media type, before its body is read: an error
+ * status, or a body of another kind than the call expects (a web page), or nothing.
+ */
+function unwanted(
+  options: CallOptions,
+  statusCode: number,
+  headers: Record<string, string | string[] | undefined>,
+): 'status' | { mediaType: string; expect: ContentExpectation } | undefined {
+  if (statusCode >= 400) return 'status';
+  const mediaType = mediaTypeOf(headers);
+  if (options.expect && mediaType && !options.expect.accepts(mediaType)) return { mediaType, expect: options.expect };
+  return undefined;
 }
