@@ -2,6 +2,7 @@ import { MAX_CHUNK_MS, quietestCut } from './long-audio.js';
 import { PauseJudge } from './pause-judge.js';
 import {
   OUTLASTS_ECHO_MS,
+  onsetThreshold,
   type FrameContext,
   type ScoredFrame,
   type SegmenterConfig,
@@ -72,8 +73,7 @@ export class Segmenter {
       return [];
     }
     if (!this.inSpeech) {
-      const threshold = context.speaking ? this.config.speakingStartThreshold : this.config.startThreshold;
-      if (frame.probability < threshold) {
+      if (frame.probability < onsetThreshold(this.config, frame, context.speaking)) {
         this.keepPreRoll(frame.samples);
         this.noteLeadIn(frame);
         return [];
