@@ -1,6 +1,6 @@
 import { dbfs, rms } from '../audio/pcm.js';
 import { NoiseFloor } from './noise-floor.js';
-import { onsetThreshold, type FrameContext, type ScoredFrame, type SegmenterConfig } from './speech-events.js';
+import type { FrameContext, ScoredFrame, SegmenterConfig } from './speech-events.js';
 
 /** Frames at or below this level are digital silence (a file's padding, a muted device), not a room. */
 const DIGITAL_SILENCE_DBFS = -100;
@@ -85,7 +85,7 @@ export class PauseJudge {
   }
 
   judge(frame: ScoredFrame, level: FrameLevel, context: FrameContext, paused: boolean): Voicing {
-    const onset = onsetThreshold(this.config, frame, context.speaking);
+    const onset = context.speaking ? this.config.speakingStartThreshold : this.config.startThreshold;
     const byLevel = !context.speaking && this.peakDb - this.floor.db >= CLEAR_OF_ROOM_DB;
     const quietDb = level.quieterHalfDb;
     const quiet = byLevel && quietDb > DIGITAL_SILENCE_DBFS && quietDb < this.floor.db + this.quietMarginDb;

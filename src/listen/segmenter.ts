@@ -2,7 +2,6 @@ import { MAX_CHUNK_MS, quietestCut } from './long-audio.js';
 import { PauseJudge } from './pause-judge.js';
 import {
   OUTLASTS_ECHO_MS,
-  onsetThreshold,
   type FrameContext,
   type ScoredFrame,
   type SegmenterConfig,
@@ -73,7 +72,8 @@ export class Segmenter {
       return [];
     }
     if (!this.inSpeech) {
-      if (frame.probability < onsetThreshold(this.config, frame, context.speaking)) {
+      const threshold = context.speaking ? this.config.speakingStartThreshold : this.config.startThreshold;
+      if (frame.probability < threshold) {
         this.keepPreRoll(frame.samples);
         this.noteLeadIn(frame);
         return [];

@@ -5,7 +5,7 @@ export interface SegmenterConfig {
   sampleRateHz: number;
   startThreshold: number;
   stopThreshold: number;
-  /** Start threshold while hark itself is speaking (its own voice reaches the microphone), but for frames clear of it (ScoredFrame.clear). */
+  /** Start threshold while hark itself is speaking (its own voice reaches the microphone). */
   speakingStartThreshold: number;
   minSpeechMs: number;
   endSilenceMs: number;
@@ -50,21 +50,6 @@ export interface ScoredFrame extends Frame {
    * reply), but never counts as the user's speech.
    */
   faint?: boolean;
-  /**
-   * Far over the loudest hark's echo may be, while the canceller cannot vouch for the frame: the
-   * user. It counts at once, and the raised start threshold while hark speaks (a guard against
-   * its voice, which the model scores as speech) does not apply to it.
-   */
-  clear?: boolean;
-}
-
-/** The score that starts speech in this frame (see SegmenterConfig.speakingStartThreshold). */
-export function onsetThreshold(
-  config: Pick<SegmenterConfig, 'startThreshold' | 'speakingStartThreshold'>,
-  frame: ScoredFrame,
-  speaking: boolean,
-): number {
-  return speaking && !frame.clear ? config.speakingStartThreshold : config.startThreshold;
 }
 
 export interface Utterance {

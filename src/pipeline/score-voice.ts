@@ -26,14 +26,6 @@ export interface ScoreVoiceOptions {
  */
 const ABOVE_PREDICTED_ECHO_DB = 6;
 /**
- * A frame this much louder than the loudest the echo may be is the user, not an echo path grown
- * louder (no speaker is turned up 20 dB between two measurements): clear of hark's voice (see
- * ScoredFrame.clear). Where hark's voice reaches the microphone faintly (a headset, a speaker
- * across the room), the canceller never converges, and a user talking over hark is not made to
- * wait for the reply to pause before their words count.
- */
-const CLEARLY_ABOVE_ECHO_DB = 20;
-/**
  * Once the canceller has converged, what it leaves of hark's voice lies its measured loss below
  * the echo it took out. A frame within this much of that residual is still hark's, however
  * little the canceller takes out (through a real sound server it took 9 dB, and a fixed mark of
@@ -95,12 +87,10 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
  * reaching it. Well over the echo predicted (doubtful): the user talking over hark, or an echo
  * path grown louder than measured (a speaker turned up); only when hark's voice has stopped
  * reaching the microphone (the reply paused) can the two be told apart. Not well over it, but
- * over what the canceller is known to leave (faint): see ABOVE_PREDICTED_ECHO_DB. Far over it
- * (clear): see CLEARLY_ABOVE_ECHO_DB.
+ * over what the canceller is known to leave (faint): see ABOVE_PREDICTED_ECHO_DB.
  */
-function echoDoubt(frame: Frame, level: number): 'doubtful' | 'faint' | 'clear' | undefined {
+function echoDoubt(frame: Frame, level: number): 'doubtful' | 'faint' | undefined {
   const predicted = frame.echoPredictedDbfs ?? NO_ECHO_DBFS;
   if (frame.echoTrusted !== false || predicted <= NO_ECHO_DBFS) return undefined;
-  if (level >= predicted + CLEARLY_ABOVE_ECHO_DB) return 'clear';
   return level < predicted + ABOVE_PREDICTED_ECHO_DB ? 'faint' : 'doubtful';
 }

@@ -109,24 +109,6 @@ describe('scoreVoice', () => {
     expect(scored.map((s) => s.doubtful ?? false)).toEqual([false, true, false, false]);
   });
 
-  it('before the canceller has converged, speech 20 dB over the loudest echo is the user at once: no speaker is turned up that much between two measurements', async () => {
-    const untrusted = (levelDbfs: number) => ({
-      samples: tone(levelDbfs),
-      capturedAt: 32,
-      echoDbfs: levelDbfs,
-      echoTrusted: false,
-      // hark's voice reaches the microphone faintly (a headset, a speaker across the room).
-      echoPredictedDbfs: -50,
-    });
-    const scored = await lastValueFrom(
-      from([untrusted(-31), untrusted(-29)]).pipe(scoreVoice(SPEECH, silentLogger, OPTIONS), toArray()),
-    );
-    expect(scored.map((s) => s.probability)).toEqual([0.95, 0.95]);
-    expect(scored.map((s) => s.doubtful ?? false)).toEqual([true, false]);
-    // The second is clear of hark's voice: while hark speaks, it starts speech at the usual threshold.
-    expect(scored.map((s) => s.clear ?? false)).toEqual([false, true]);
-  });
-
   it('before the canceller has converged, what it is known to take out lets a talker through once louder than the loudest echo, but not as speech that counts', async () => {
     const untrusted = (levelDbfs: number, takenDb: number) => ({
       samples: tone(levelDbfs),
