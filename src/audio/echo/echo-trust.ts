@@ -82,10 +82,10 @@ const LOSS_MIN_FRAMES = 30;
 /**
  * A frame this much louder than the echo predicted for it holds more than the echo (the user
  * talking over hark, or an echo path grown louder): it moves the measured loss this many times
- * more slowly, and as no louder than that. Otherwise the user's first words would make the echo
- * seem as loud as the user, and the rest of what they say would count as hark's own voice. An
- * echo path grown louder is learned all the same, in a few seconds; meanwhile its echo can pause
- * the reply, which stops the echo, but never confirm an interruption.
+ * more slowly. Otherwise the user's first words would make the echo seem as loud as the user,
+ * and the rest of what they say would count as hark's own voice. An echo path grown louder is
+ * learned all the same, in a few seconds; meanwhile its echo can pause the reply, which stops
+ * the echo, but never confirm an interruption.
  */
 const BEYOND_ECHO = 4;
 const BEYOND_ECHO_SLOWER = 10;
@@ -280,19 +280,11 @@ export class EchoTrust {
     return this.converged && !this.rechecking && !this.wordsCancelledPoorly();
   }
 
-  /**
-   * The loudness of the echo path: the microphone's power over the reference's. A frame louder
-   * than the echo may be counts only as that loud: the user talking 40 dB over an echo lost in
-   * the room's noise would otherwise raise the mean of powers to their own level at once, and
-   * their next words would count as hark's voice.
-   */
+  /** The loudness of the echo path: the microphone's power over the reference's (the user's speech only makes it seem louder). */
   private learnPath(micPower: number, referencePower: number): void {
     const path = this.path;
-    const predicted = this.predictedPower();
-    const beyond = predicted !== null && micPower > BEYOND_ECHO * predicted;
-    const heard = beyond ? BEYOND_ECHO * predicted : micPower;
-    const a = path.frames === 0 ? 1 : LOSS_SMOOTHING / (beyond ? BEYOND_ECHO_SLOWER : 1);
-    path.mic += a * (heard - path.mic);
+    const a = path.frames === 0 ? 1 : LOSS_SMOOTHING / (this.beyondEcho(micPower) ? BEYOND_ECHO_SLOWER : 1);
+    path.mic += a * (micPower - path.mic);
     path.reference += a * (referencePower - path.reference);
     path.frames++;
   }
