@@ -166,7 +166,8 @@ export class EchoTrust {
     this.remember(referencePower);
     if (referencePower >= REFERENCE_FLOOR) {
       this.trained++;
-      if (!this.beyondEcho(micPower)) {
+      const beyond = this.beyondEcho(micPower);
+      if (!beyond) {
         this.learnLoss(micPower, outPower);
         if (referencePower >= this.path.reference / WORDS_BELOW_MEAN) {
           this.learnWordLoss(micPower, outPower);
@@ -175,10 +176,8 @@ export class EchoTrust {
       }
       // Before the filter first converges, someone far louder than the echo (the suppressor
       // silencing their first words) says nothing of how well it cancels the echo.
-      if (this.converged || !this.beyondEcho(micPower)) {
-        keepLast(this.lately, { mic: micPower, out: outPower, reference: referencePower });
-      }
-      this.learnPath(micPower, referencePower);
+      if (this.converged || !beyond) keepLast(this.lately, { mic: micPower, out: outPower, reference: referencePower });
+      this.learnPath(micPower, referencePower, beyond);
     }
     this.converged ||= this.trained >= CONVERGED_MIN_FRAMES && (erleDb ?? 0) >= CONVERGED_ERLE_DB && this.cancelsWell();
     if (this.rechecking && this.cancelsWell() && this.heldWords() && !this.cancelsPoorly()) this.rechecking = false;
@@ -281,9 +280,9 @@ export class EchoTrust {
   }
 
   /** The loudness of the echo path: the microphone's power over the reference's (the user's speech only makes it seem louder). */
-  private learnPath(micPower: number, referencePower: number): void {
+  private learnPath(micPower: number, referencePower: number, beyondEcho: boolean): void {
     const path = this.path;
-    const a = path.frames === 0 ? 1 : LOSS_SMOOTHING / (this.beyondEcho(micPower) ? BEYOND_ECHO_SLOWER : 1);
+    const a = path.frames === 0 ? 1 : LOSS_SMOOTHING / (beyondEcho ? BEYOND_ECHO_SLOWER : 1);
     path.mic += a * (micPower - path.mic);
     path.reference += a * (referencePower - path.reference);
     path.frames++;
