@@ -120,6 +120,8 @@ export class RoomLoop {
   readonly hearings: Hearing[] = [];
   /** Mean power of hark's echo alone at the microphone, per chunk (full scale 1): the truth the canceller is scored on. */
   readonly echoPower: number[] = [];
+  /** Mean power of the user's side of the room alone at the microphone, per chunk: the truth beside it. */
+  readonly userPower: number[] = [];
   /**
    * With `record`: what the listening half was given, to run it again alone (room-cpu.ts): every
    * chunk of microphone audio, and everything the player told the echo reference, with when.
@@ -197,9 +199,8 @@ export class RoomLoop {
     if (this.sounding.length > 4000) this.sounding.splice(0, 2000);
     const user = this.user.read(k0, FRAME);
     const { mic, echo } = this.room.hear(this.player.device.render(k0, FRAME), user);
-    let power = 0;
-    for (let i = 0; i < echo.length; i++) power += ((echo[i] as number) / 32768) ** 2;
-    this.echoPower.push(power / echo.length);
+    this.echoPower.push(meanPower(echo));
+    this.userPower.push(user ? meanPower(user) : 0);
     if (this.options.record) this.recording.mic.push(mic);
     this.frames++;
     this.input.next(bufferOf(mic));
@@ -453,6 +454,13 @@ export class RoomLoop {
 }
 
 /** FNV-1a over the samples: which frame an utterance starts with. */
+/** Mean power of a chunk, full scale 1. */
+function meanPower(samples: ArrayLike<number>): number {
+  let power = 0;
+  for (let i = 0; i < samples.length; i++) power += ((samples[i] as number) / 32768) ** 2;
+  return samples.length ? power / samples.length : 0;
+}
+
 function fingerprint(samples: Int16Array): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < samples.length; i++) {
