@@ -9,6 +9,7 @@
  */
 import type { HarkConfig } from '../../dist/config/schema.js';
 import { harkVoice } from './room-audio.js';
+import { clipsAlone } from './room-alone.js';
 import { listeningCpu } from './room-cpu.js';
 import { erleOf, type Erle } from './room-erle.js';
 import {
@@ -116,6 +117,7 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
     interruptsUnderrun.push(await interruptions({ seed, voice, echoDb: 0, configure, underruns }));
   const unheard: InterruptRun[] = [];
   for (const seed of seeds) unheard.push(await interruptions({ seed, voice, echoDb: UNHEARD_ECHO_DB, configure }));
+  const alone = await clipsAlone(configure);
   const quiet: QuietTalkerRun[] = [];
   for (const seed of seeds) quiet.push(await quietTalker({ seed, voice, echoDb: 0, configure }));
   const rooms: QuietRoomRun[] = [];
@@ -155,6 +157,9 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
   const countPerSeed = interrupts.map((r) => r.interruptions.length);
   const falses = interrupts.flatMap((r) => r.falseInterruptions);
   const notHeard = onsetLatencies(unheard);
+  const aloneConfirmed = alone.filter((run) => run.confirmedMs !== undefined);
+  const alonePaused = stat(aloneConfirmed.map((run) => run.pausedMs ?? NaN));
+  const aloneStopped = stat(aloneConfirmed.map((run) => run.confirmedMs ?? NaN));
   const questions = quiet.flatMap((r) => r.questions);
   const recall = questions.reduce((s, q) => s + q.keptMs, 0) / questions.reduce((s, q) => s + q.speechMs, 0);
   const split = questions.filter((q) => q.utterances > 1 || q.queries > 1).length;
@@ -321,6 +326,15 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
         '-',
         '',
       ],
+      [
+        `the clips alone (no room, no echo, no canceller; hark speaking; 4 places on the frame grid): ${aloneConfirmed.length} of ${alone.length} confirmed, -> paused`,
+        alonePaused.median,
+        alonePaused.p90,
+        alonePaused.max,
+        '-',
+        '',
+      ],
+      ['   -> confirmed', aloneStopped.median, aloneStopped.p90, aloneStopped.max, '-', ''],
     ]),
   );
   if (cpu) {
@@ -363,6 +377,7 @@ export async function benchRoom(seedCount = Number(process.env.ROOM_SEEDS ?? 2))
       stoppedMs: notHeard.stopped,
       interruptions: unheard.map((r) => r.interruptions),
     },
+    clipsAlone: { pausedMs: alonePaused, confirmedMs: aloneStopped, runs: alone },
     quietTalker: { recall, split, missedQuestions, questions },
     quietRoom: rooms.map((r) => ({
       minutes: r.minutes,
