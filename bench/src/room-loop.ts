@@ -92,6 +92,8 @@ export interface FrameTrace {
   /** With ROOM_TRACE_STATE set: the canceller's delay in use and its re-alignments so far. */
   delayMs?: number;
   realignments?: number;
+  /** With ROOM_TRACE_STATE set: how much of the microphone's sound lately was hark's (see DelayEstimator.coherence). */
+  coherence?: number | null;
   probability: number;
   state: AssistantState;
 }
@@ -363,9 +365,7 @@ export class RoomLoop {
               trusted: aec.trusted,
               predictedDb: aec.predicted,
               lossDb: aec.loss === Infinity ? null : aec.loss,
-              ...(process.env.ROOM_TRACE_STATE && this.canceller
-                ? { delayMs: this.canceller.state().delayMs, realignments: this.canceller.state().realignments }
-                : {}),
+              ...(process.env.ROOM_TRACE_STATE && this.canceller ? cancellerTrace(this.canceller) : {}),
               probability,
               state: this.state,
             });
@@ -454,6 +454,12 @@ export class RoomLoop {
 }
 
 /** FNV-1a over the samples: which frame an utterance starts with. */
+/** The canceller's own state that a trace shows (with ROOM_TRACE_STATE). */
+function cancellerTrace(canceller: AcousticEchoCanceller): Pick<FrameTrace, 'delayMs' | 'realignments' | 'coherence'> {
+  const { delayMs, realignments, coherence } = canceller.state();
+  return { delayMs, realignments, coherence };
+}
+
 /** Mean power of a chunk, full scale 1. */
 function meanPower(samples: ArrayLike<number>): number {
   let power = 0;

@@ -18,7 +18,10 @@ export function printTrace(loop: RoomLoop, fromMs: number, toMs: number): void {
       .join(',');
     const index = Math.round(f.atMs / 32);
     const truth = (power: number | undefined) => db(10 * Math.log10(Math.max(power ?? 0, 1e-12)));
-    const state = f.delayMs === undefined ? '' : ` d ${f.delayMs.toFixed(2)} r ${f.realignments}`;
+    const state =
+      f.delayMs === undefined
+        ? ''
+        : ` d ${f.delayMs.toFixed(2)} r ${f.realignments} c ${(f.coherence ?? NaN).toFixed(2)}`;
     console.log(
       `${f.atMs.toFixed(0).padStart(7)} mic ${db(f.micDb)} out ${db(f.outDb)} echo ${db(f.echoDb)} | ${truth(loop.echoPower[index])} ${truth(loop.userPower[index])} | ${f.trusted ? 'T' : 'u'} pred ${db(f.predictedDb)} loss ${db(f.lossDb)} p ${f.probability.toFixed(2)} ${f.own ? 'O' : ' '}${state} ${f.state.padEnd(9)} ${user} ${events}`,
     );

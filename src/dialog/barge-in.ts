@@ -36,8 +36,8 @@ export interface BargeInPolicy {
  * made a talker whose first words were clipped wait for 300 ms of pure voicing; counting every
  * gap would make two clicks half a second apart an interruption. Speech heard where hark's echo
  * may be and the canceller cannot vouch for it (doubtful) counts too, but only once the speech
- * has outlasted the echo: OUTLASTS_ECHO_MS of speech no longer doubtful heard since the reply
- * paused. With hark's voice not heard at all (headphones, a speaker across the room: the
+ * has outlasted the echo: OUTLASTS_ECHO_MS of speech no longer doubtful, scored as speech starts
+ * (`clearMs`), heard since the reply paused. With hark's voice not heard at all (headphones, a speaker across the room: the
  * canceller has nothing to converge on, so every frame its voice could reach is doubtful), the
  * room bench's interruptions were confirmed 854 ms after their onsets (median) without this,
  * 726 ms with it.
@@ -47,7 +47,7 @@ export class BargeInJudge {
    * The stretch being judged: the segmenter's speech `id`, the voiced time (and doubtful voiced
    * time) it had before this judgement began (after a resume inside one stretch, only speech
    * since counts), and the stream time its first voiced frame since began at; whether the reply
-   * is paused for it, and its voiced time at the latest pause; its voiced time at its last frame
+   * is paused for it, and its clear time (`clearMs`) at the latest pause; its voiced time at its last frame
    * heard while hark was busy.
    */
   private stretch:
@@ -60,7 +60,7 @@ export class BargeInJudge {
         fromMs?: number;
         paused: boolean;
         pausedAtMs: number;
-        pausedVoicedMs: number;
+        pausedClearMs: number;
         confirmed: boolean;
         judged: boolean;
         busyMs: number;
@@ -83,7 +83,7 @@ export class BargeInJudge {
   }
 
   private speech(
-    { id, durationMs, doubtfulMs, atMs }: Extract<SegmenterEvent, { type: 'speech' }>,
+    { id, durationMs, doubtfulMs, clearMs, atMs }: Extract<SegmenterEvent, { type: 'speech' }>,
     hark: AssistantState,
   ): BargeInPhase | undefined {
     if (this.stretch?.id !== id) {
@@ -95,14 +95,14 @@ export class BargeInJudge {
         doubtfulLastMs: 0,
         paused: false,
         pausedAtMs: 0,
-        pausedVoicedMs: 0,
+        pausedClearMs: 0,
         confirmed: false,
         judged: false,
         busyMs: 0,
       };
     }
     const stretch = this.stretch;
-    const outlastedEcho = stretch.paused && durationMs - stretch.pausedVoicedMs >= OUTLASTS_ECHO_MS;
+    const outlastedEcho = stretch.paused && clearMs - stretch.pausedClearMs >= OUTLASTS_ECHO_MS;
     const voicedMs = durationMs - stretch.sinceMs + (outlastedEcho ? doubtfulMs - stretch.doubtfulSinceMs : 0);
     stretch.fromMs ??= atMs - (durationMs - stretch.lastMs);
     stretch.lastMs = durationMs;
@@ -112,7 +112,7 @@ export class BargeInJudge {
     if (hark === 'speaking' && !stretch.paused) {
       stretch.paused = true;
       stretch.pausedAtMs = atMs;
-      stretch.pausedVoicedMs = durationMs;
+      stretch.pausedClearMs = clearMs;
       stretch.judged = true;
       return 'paused';
     }

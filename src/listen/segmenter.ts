@@ -44,7 +44,9 @@ export class Segmenter {
   private voicedSamples = 0;
   /** Voiced frames of this stretch that may hold hark's echo (see ScoredFrame.doubtful): not in `voicedSamples`. */
   private doubtfulSamples = 0;
-  /** Voiced frames, not doubtful, heard after the stretch's first doubtful one. */
+  /** Voiced frames neither doubtful nor faint that scored as speech starts (see OUTLASTS_ECHO_MS). */
+  private clearSamples = 0;
+  /** The same, heard after the stretch's first doubtful frame. */
   private clearAfterDoubtfulSamples = 0;
   private silenceRunSamples = 0;
   private readonly pauseJudge: PauseJudge;
@@ -92,7 +94,10 @@ export class Segmenter {
     const voicing = this.pauseJudge.judge(frame, level, context, this.silenceRunSamples > 0);
     if (voicing.type === 'speech') {
       this.notePause(voicing.heldSamples);
-      if (this.doubtfulSamples > 0) this.clearAfterDoubtfulSamples += voicing.voicedSamples;
+      if (this.isClear(frame)) {
+        this.clearSamples += frame.samples.length;
+        if (this.doubtfulSamples > 0) this.clearAfterDoubtfulSamples += frame.samples.length;
+      }
       this.voicedSamples += voicing.voicedSamples;
       this.doubtfulSamples += voicing.doubtfulSamples;
       this.lastVoicedAt = frame.capturedAt;
@@ -160,6 +165,7 @@ export class Segmenter {
     this.onsetSample = frameStart;
     this.voicedSamples = doubtful || faint ? 0 : samples.length + Math.min(this.leadInSamples, this.preRollSamples);
     this.doubtfulSamples = doubtful ? samples.length : 0;
+    this.clearSamples = doubtful || faint ? 0 : samples.length;
     this.clearAfterDoubtfulSamples = 0;
     this.leadInSamples = 0;
     this.silenceRunSamples = 0;
@@ -260,6 +266,7 @@ export class Segmenter {
       onsetAt: this.onsetAt,
       durationMs: this.ms(this.voicedSamples),
       doubtfulMs: this.ms(this.doubtfulSamples),
+      clearMs: this.ms(this.clearSamples),
       atMs: this.ms(this.totalSamples),
     };
   }
@@ -273,6 +280,11 @@ export class Segmenter {
   private noteLeadIn(frame: ScoredFrame): void {
     const speech = frame.probability >= this.config.startThreshold && !frame.doubtful && !frame.faint;
     this.leadInSamples = speech ? this.leadInSamples + frame.samples.length : 0;
+  }
+
+  /** Speech clear of hark's echo that would start speech (see OUTLASTS_ECHO_MS). */
+  private isClear(frame: ScoredFrame): boolean {
+    return !frame.doubtful && !frame.faint && frame.probability >= this.config.startThreshold;
   }
 
   private keepPreRoll(samples: Int16Array): void {

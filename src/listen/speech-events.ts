@@ -30,6 +30,8 @@ export interface SegmenterConfig {
  * Speech clear of hark's echo that shows someone is talking, after speech that was doubtful:
  * an echo path grown louder than measured falls silent when the reply pauses (a frame of its
  * reverberation may follow), a talker goes on. Then the doubtful speech counts as theirs too.
+ * Only frames that would start speech count (see ScoredFrame and `clearMs`): the reverberation
+ * of an echo turned up by 60 dB, fading under the stop threshold, once made it.
  */
 export const OUTLASTS_ECHO_MS = 64;
 
@@ -77,7 +79,8 @@ export type SegmenterEvent =
   /**
    * Every voiced frame of a stretch of speech, so listeners can act on its duration: the speech
    * so far (voiced frames only), the voiced frames that were doubtful (hark's echo may be in them:
-   * not in `durationMs`), and the stream time at the end of this frame.
+   * not in `durationMs`), the voiced frames clear of the echo that scored as speech starts
+   * (`startThreshold`; part of `durationMs`), and the stream time at the end of this frame.
    */
   | {
       type: 'speech';
@@ -86,6 +89,7 @@ export type SegmenterEvent =
       onsetAt: number;
       durationMs: number;
       doubtfulMs: number;
+      clearMs: number;
       atMs: number;
     }
   /** Every unvoiced frame inside a stretch of speech: how long the silence has lasted so far. */

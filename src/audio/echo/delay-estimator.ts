@@ -60,6 +60,7 @@ export class DelayEstimator {
   private crossFrames = 0;
   private current: DelayEstimate | null = null;
   private candidateMs: number | null = null;
+  private coherenceAtDelay: number | null = null;
 
   constructor(readonly options: DelayEstimatorOptions) {
     this.rate = options.sampleRateHz / DECIMATION;
@@ -120,6 +121,7 @@ export class DelayEstimator {
     this.crossFrames = 0;
     this.current = null;
     this.candidateMs = null;
+    this.coherenceAtDelay = null;
   }
 
   private estimateNow(): void {
@@ -170,6 +172,7 @@ export class DelayEstimator {
     }
     this.crossFrames++;
     fft.transform(phatRe, phatIm, true);
+    this.noteCoherence(phatRe, high - low + 1);
     // phatRe[m] peaks where mic[i] lines up with ref[i + m]: the delay is maxLag - m.
     let best = 0;
     let bestValue = -Infinity;
@@ -192,6 +195,24 @@ export class DelayEstimator {
     const curve = left - 2 * bestValue + right;
     const offset = curve < 0 ? Math.max(-0.5, Math.min(0.5, (left - right) / (2 * curve))) : 0;
     this.accept(((this.maxLag - best - offset) / this.rate) * 1000, confidence);
+  }
+
+  /**
+   * How much of the microphone's sound, lately, is the reference at the tracked delay: the
+   * correlation there over its most (1 when every frequency lines up), about 0 for a talker
+   * alone. null before a delay is tracked.
+   */
+  coherence(): number | null {
+    return this.coherenceAtDelay;
+  }
+
+  private noteCoherence(phat: Float64Array, bins: number): void {
+    if (!this.current) return;
+    const lag = Math.round(this.maxLag - (this.current.delayMs / 1000) * this.rate);
+    let peak = -Infinity;
+    for (let m = Math.max(0, lag - 1); m <= Math.min(this.maxLag, lag + 1); m++)
+      peak = Math.max(peak, phat[m] as number);
+    this.coherenceAtDelay = (peak * this.fft.size) / (2 * bins);
   }
 
   private accept(delayMs: number, confidence: number): void {

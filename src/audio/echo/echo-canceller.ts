@@ -24,6 +24,8 @@ export interface EchoCancellerState extends SpeexCancellerState {
   delayConfidence: number | null;
   /** Delay estimates accepted so far. */
   delayUpdates: number;
+  /** How much of the microphone's sound lately is what hark played, at that delay (0..1; see DelayEstimator.coherence). */
+  coherence: number | null;
   /** The filter was re-aligned to a new delay (and started over) this many times. */
   realignments: number;
   /** Levels of the last frame, dBFS: microphone, output, and what was taken out (the predicted echo). */
@@ -142,7 +144,13 @@ export class AcousticEchoCanceller {
     this.stream = stream;
     const reference = this.reference.read(from, n);
     const filtered = this.speex.cancel(mic, reference);
-    this.verdict = this.trust.cancelled(power(mic), power(reference), power(filtered), this.speex.erleDb);
+    this.verdict = this.trust.cancelled(
+      power(mic),
+      power(reference),
+      power(filtered),
+      this.speex.erleDb,
+      this.estimator.coherence(),
+    );
     // Far louder than what was heard: the filter took out an echo that is not there (a paused
     // player dropped what it had buffered, so what the reference says played never sounded).
     // What it left is its guess of hark's voice, inverted, and would be heard as speech.
@@ -171,6 +179,7 @@ export class AcousticEchoCanceller {
       delayMs: estimate?.delayMs ?? this.options.initialDelayMs,
       delayConfidence: estimate?.confidence ?? null,
       delayUpdates: estimate?.updates ?? 0,
+      coherence: this.estimator.coherence(),
       realignments: this.realigned,
     };
   }

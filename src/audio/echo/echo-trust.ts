@@ -89,6 +89,16 @@ const LOSS_MIN_FRAMES = 30;
  */
 const BEYOND_ECHO = 4;
 const BEYOND_ECHO_SLOWER = 10;
+/**
+ * Under this, next to nothing of what hark played is heard at the microphone lately: the delay
+ * estimator's correlation at the tracked delay (see DelayEstimator.coherence). In the room bench
+ * it was 0.01-0.03 (median) with hark's voice 60 dB under the user's, below the room's noise, and
+ * 0.28-0.34 with it as loud as the user, whether they talked over it or not. There a frame far
+ * over the echo predicted is someone else, and says nothing of the echo path's loudness: learnt
+ * from, the user's words made their next words seem hark's own voice (the echo predicted stood
+ * at -27 to -41 dBFS where hark's echo was under -80 and the room's noise at -70).
+ */
+const ECHO_HEARD_COHERENCE = 0.15;
 /** Reverberation after the direct sound that the prediction covers, ms (20 dB down in a room of RT60 300 ms). */
 const REVERB_MS = 100;
 /**
@@ -157,9 +167,16 @@ export class EchoTrust {
 
   /**
    * A frame the filter cancelled: mean powers of the microphone, of the reference given to the
-   * filter and of what it left, and its echo return loss enhancement so far.
+   * filter and of what it left, its echo return loss enhancement so far, and how much of the
+   * microphone's sound lately is the reference at the tracked delay (null while untracked).
    */
-  cancelled(micPower: number, referencePower: number, outPower: number, erleDb: number | null): EchoVerdict {
+  cancelled(
+    micPower: number,
+    referencePower: number,
+    outPower: number,
+    erleDb: number | null,
+    coherence: number | null = null,
+  ): EchoVerdict {
     // What the filter did before the pause says nothing of how it cancels now.
     if (this.idleFrames > 0) this.streamRestarted();
     this.idleFrames = 0;
@@ -177,7 +194,9 @@ export class EchoTrust {
       // Before the filter first converges, someone far louder than the echo (the suppressor
       // silencing their first words) says nothing of how well it cancels the echo.
       if (this.converged || !beyond) keepLast(this.lately, { mic: micPower, out: outPower, reference: referencePower });
-      this.learnPath(micPower, referencePower, beyond);
+      if (!beyond || coherence === null || coherence >= ECHO_HEARD_COHERENCE) {
+        this.learnPath(micPower, referencePower, beyond);
+      }
     }
     this.converged ||= this.trained >= CONVERGED_MIN_FRAMES && (erleDb ?? 0) >= CONVERGED_ERLE_DB && this.cancelsWell();
     if (this.rechecking && this.cancelsWell() && this.heldWords() && !this.cancelsPoorly()) this.rechecking = false;

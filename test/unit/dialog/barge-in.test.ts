@@ -2,14 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { BargeInJudge } from '../../../src/dialog/barge-in.js';
 import type { SegmenterEvent } from '../../../src/listen/speech-events.js';
 
-/** A voiced frame ending at stream time `atMs`, with `durationMs` voiced so far (and `doubtfulMs` that may be hark's echo). */
-const speech = (id: number, durationMs: number, atMs = 0, doubtfulMs = 0): SegmenterEvent => ({
+/**
+ * A voiced frame ending at stream time `atMs`, with `durationMs` voiced so far (and `doubtfulMs`
+ * that may be hark's echo; `clearMs` of the voiced time scored as speech starts, all of it unless told).
+ */
+const speech = (id: number, durationMs: number, atMs = 0, doubtfulMs = 0, clearMs = durationMs): SegmenterEvent => ({
   type: 'speech',
   id,
   onsetMs: 0,
   onsetAt: 0,
   durationMs,
   doubtfulMs,
+  clearMs,
   atMs,
 });
 /**
@@ -114,6 +118,17 @@ describe('BargeInJudge', () => {
     expect(judge.push(speech(6, 128, 3032, 672), 'speaking')).toBe('paused');
     hearDoubtful(judge, 6, 128, 3064, 3640, 704);
     expect(judge.push(speech(6, 160, 3672, 1280), 'speaking')).toBeUndefined();
+  });
+
+  it("doubtful speech whose tail, clear of hark's voice, scores under the start threshold is no interruption", () => {
+    // An echo turned up 60 dB: it paused the reply, and its reverberation, fading, was still
+    // scored 0.44 and 0.35 once nothing hark played could reach the microphone.
+    const judge = new BargeInJudge({ minSpeechMs: 300, resumeAfterMs: 300, confirmAfterPauseMs: 250 });
+    expect(judge.push(speech(7, 0, 1032, 32), 'speaking')).toBe('paused');
+    hearDoubtful(judge, 7, 0, 1064, 1480, 64);
+    expect(judge.push(speech(7, 32, 1512, 480, 0), 'speaking')).toBeUndefined();
+    expect(judge.push(speech(7, 64, 1544, 480, 0), 'speaking')).toBeUndefined();
+    expect(judge.push(silence(7, 320), 'speaking')).toBe('resumed');
   });
 
   it('a speaker who was already talking when hark started is an interruption at once', () => {

@@ -32,6 +32,7 @@ const speech = (id: number): ListenEvent => ({
   onsetAt: 0,
   durationMs: 500,
   doubtfulMs: 0,
+  clearMs: 0,
   atMs: 0,
 });
 const summary = (event: TranscriptEvent): string =>

@@ -39,6 +39,17 @@ describe('DelayEstimator', () => {
     expect(Math.abs((estimator.estimate()?.delayMs ?? 0) - 120)).toBeLessThan(1);
   });
 
+  it("tells how much of the microphone's sound is the echo: much when heard, next to none when lost in the noise", () => {
+    const coherence = (echoDb: number) => {
+      const { mic } = new Room({ seed: 5, delayMs: 120, driftMs: 0, echoDb, snrDb: 44 }).hear(reply);
+      const estimator = new DelayEstimator(options);
+      run(estimator, mic, reply);
+      return estimator.coherence() ?? NaN;
+    };
+    expect(coherence(0)).toBeGreaterThan(0.2);
+    expect(coherence(-60)).toBeLessThan(0.1);
+  });
+
   it('takes a first delay only when the next estimate agrees: one window of a reply is not enough', () => {
     // Through the real sound server, a lone first estimate at the start of hark's echo was now
     // and then far off (186, 369, 400 ms for a 64 ms path), and the canceller was aligned to it.

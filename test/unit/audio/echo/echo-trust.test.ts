@@ -226,6 +226,22 @@ describe('EchoTrust', () => {
     expect(verdict.predictedDbfs).toBeGreaterThan(-38);
   });
 
+  it('with next to nothing of hark heard at the microphone, a talker far over the echo predicted is not learned as the echo', () => {
+    // hark's echo under the room's noise (-70 dBFS); the delay estimator's correlation at the
+    // tracked delay tells how much of the microphone's sound is hark's: next to none, or a lot.
+    const talkOver = (coherence: number) => {
+      const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
+      let verdict = trust.idle();
+      for (let i = 0; i < 60; i++) verdict = trust.cancelled(power(-70), power(-26), power(-70), 0, coherence);
+      // Five seconds of the user at -26 dBFS over hark.
+      for (let i = 0; i < 300; i++) verdict = trust.cancelled(power(-26), power(-26), power(-26), 0, coherence);
+      return verdict.predictedDbfs ?? NaN;
+    };
+    expect(talkOver(0.02)).toBeLessThan(-65);
+    // An echo turned up that loud correlates with what hark plays: it is learned as before.
+    expect(talkOver(0.3)).toBeGreaterThan(-40);
+  });
+
   it('starts over after a re-alignment', () => {
     const trust = new EchoTrust({ frameMs: FRAME_MS, leadMs: 20 });
     play(trust, 80, 30);
