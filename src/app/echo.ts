@@ -48,6 +48,7 @@ export async function setUpEcho(
 }
 
 const tenths = (value: number | null): number | null => (value === null ? null : Math.round(value * 10) / 10);
+const hundredths = (value: number | null): number | null => (value === null ? null : Math.round(value * 100) / 100);
 
 /**
  * What the echo canceller knew when speech over hark was judged (paused, resumed, confirmed):
@@ -113,6 +114,7 @@ export function watchEcho(
           ...echoReport(verdict, state),
           erleDb: tenths(state.erleDb),
           delayConfidence: tenths(state.delayConfidence),
+          coherence: hundredths(state.coherence),
         });
       }
       if (canceller.realignments !== realignments) {

@@ -37,18 +37,18 @@ export interface BargeInPolicy {
  * gap would make two clicks half a second apart an interruption. Speech heard where hark's echo
  * may be and the canceller cannot vouch for it (doubtful) counts too, but only once the speech
  * has outlasted the echo: OUTLASTS_ECHO_MS of speech no longer doubtful, scored as speech starts
- * (`clearMs`), heard since the reply paused. With hark's voice not heard at all (headphones, a speaker across the room: the
- * canceller has nothing to converge on, so every frame its voice could reach is doubtful), the
- * room bench's interruptions were confirmed 854 ms after their onsets (median) without this,
- * 726 ms with it.
+ * (`clearMs`), heard since the reply paused. With hark's voice not heard at all (headphones, a
+ * speaker across the room: the canceller has nothing to converge on, so every frame its voice
+ * could reach is doubtful), the room bench's interruptions were confirmed 854 ms after their
+ * onsets (median) without this, 726 ms with it.
  */
 export class BargeInJudge {
   /**
    * The stretch being judged: the segmenter's speech `id`, the voiced time (and doubtful voiced
    * time) it had before this judgement began (after a resume inside one stretch, only speech
    * since counts), and the stream time its first voiced frame since began at; whether the reply
-   * is paused for it, and its clear time (`clearMs`) at the latest pause; its voiced time at its last frame
-   * heard while hark was busy.
+   * is paused for it, and its clear time (`clearMs`) at the latest pause; its voiced time at its
+   * last frame heard while hark was busy.
    */
   private stretch:
     | {

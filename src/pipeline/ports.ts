@@ -113,6 +113,8 @@ export interface EchoState {
   delayMs: number;
   /** How sure the delay estimate is (0..1), null before any. */
   delayConfidence: number | null;
+  /** How much of what the microphone hears lately is what hark played, at that delay (0..1), null before a delay is known. */
+  coherence: number | null;
   /** Echo return loss enhancement, estimated, dB; null before hark has played anything. */
   erleDb: number | null;
   /** The adaptive filter has adapted to the echo path. */

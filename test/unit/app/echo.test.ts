@@ -24,6 +24,7 @@ function scripted(frames: { possible: boolean; trusted: boolean; realignments?: 
       active: current().possible,
       delayMs: 66.6,
       delayConfidence: 0.9,
+      coherence: 0.3,
       erleDb: 21.27,
       adapted: true,
       micDbfs: -30,

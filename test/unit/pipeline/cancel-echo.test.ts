@@ -28,6 +28,7 @@ class FakeCanceller implements EchoCanceller {
       active: true,
       delayMs: 0,
       delayConfidence: null,
+      coherence: null,
       erleDb: null,
       adapted: false,
       micDbfs: 0,

@@ -15,6 +15,7 @@ const ECHO: EchoState = {
   active: true,
   delayMs: 120,
   delayConfidence: 0.9,
+  coherence: 0.3,
   erleDb: 21,
   adapted: true,
   micDbfs: -30,
