@@ -2,8 +2,8 @@
  * The interruptions without the room: each clip by itself, as recorded (no echo, no echo
  * canceller, no noise added), through Silero, hark's segmenter and its barge-in judge with hark
  * speaking, at four places of the clip's onset on the 32 ms frame grid. From the labelled onset
- * to the pause and to the confirmation: what the listener's own rules take, the part of the
- * room's figures that no echo canceller can win back.
+ * to the pause and to the confirmation: what the listener's own rules take on clean recordings,
+ * with no echo canceller in the way.
  */
 import { defaultConfig, type HarkConfig } from '../../dist/config/schema.js';
 import { BargeInJudge } from '../../dist/dialog/barge-in.js';
