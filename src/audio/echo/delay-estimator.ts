@@ -199,8 +199,8 @@ export class DelayEstimator {
 
   /**
    * How much of the microphone's sound, lately, is the reference at the tracked delay: the
-   * correlation there over its most (1 when every frequency lines up), about 0 for a talker
-   * alone. null before a delay is tracked.
+   * correlation there, 1 when every frequency lines up, about 0 for a talker alone or an echo
+   * lost in the noise. null before a delay is tracked.
    */
   coherence(): number | null {
     return this.coherenceAtDelay;
