@@ -453,7 +453,6 @@ export class RoomLoop {
   }
 }
 
-/** FNV-1a over the samples: which frame an utterance starts with. */
 /** The canceller's own state that a trace shows (with ROOM_TRACE_STATE). */
 function cancellerTrace(canceller: AcousticEchoCanceller): Pick<FrameTrace, 'delayMs' | 'realignments' | 'coherence'> {
   const { delayMs, realignments, coherence } = canceller.state();
@@ -467,6 +466,7 @@ function meanPower(samples: ArrayLike<number>): number {
   return samples.length ? power / samples.length : 0;
 }
 
+/** FNV-1a over the samples: which frame an utterance starts with. */
 function fingerprint(samples: Int16Array): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < samples.length; i++) {

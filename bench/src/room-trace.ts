@@ -1,4 +1,4 @@
-import type { RoomLoop } from './room-loop.js';
+import { FRAME_MS, type RoomLoop } from './room-loop.js';
 
 /**
  * Prints the per-frame trace of a stretch of a room loop run, with the truth beside it: levels
@@ -16,7 +16,7 @@ export function printTrace(loop: RoomLoop, fromMs: number, toMs: number): void {
       .filter((e) => e.at >= f.atMs + 32 && e.at < f.atMs + 64 && e.event.type !== 'speech')
       .map((e) => (e.event.type === 'interruption' ? e.event.phase : e.event.type))
       .join(',');
-    const index = Math.round(f.atMs / 32);
+    const index = Math.round(f.atMs / FRAME_MS);
     const truth = (power: number | undefined) => db(10 * Math.log10(Math.max(power ?? 0, 1e-12)));
     const state =
       f.delayMs === undefined

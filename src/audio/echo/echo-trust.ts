@@ -194,9 +194,7 @@ export class EchoTrust {
       // Before the filter first converges, someone far louder than the echo (the suppressor
       // silencing their first words) says nothing of how well it cancels the echo.
       if (this.converged || !beyond) keepLast(this.lately, { mic: micPower, out: outPower, reference: referencePower });
-      if (!beyond || coherence === null || coherence >= ECHO_HEARD_COHERENCE) {
-        this.learnPath(micPower, referencePower, beyond);
-      }
+      this.learnPath(micPower, referencePower, beyond, coherence);
     }
     this.converged ||= this.trained >= CONVERGED_MIN_FRAMES && (erleDb ?? 0) >= CONVERGED_ERLE_DB && this.cancelsWell();
     if (this.rechecking && this.cancelsWell() && this.heldWords() && !this.cancelsPoorly()) this.rechecking = false;
@@ -299,7 +297,9 @@ export class EchoTrust {
   }
 
   /** The loudness of the echo path: the microphone's power over the reference's (the user's speech only makes it seem louder). */
-  private learnPath(micPower: number, referencePower: number, beyondEcho: boolean): void {
+  private learnPath(micPower: number, referencePower: number, beyondEcho: boolean, coherence: number | null): void {
+    // Far over the echo while hark's voice is not heard at all: someone else, nothing of the path.
+    if (beyondEcho && coherence !== null && coherence < ECHO_HEARD_COHERENCE) return;
     const path = this.path;
     const a = path.frames === 0 ? 1 : LOSS_SMOOTHING / (beyondEcho ? BEYOND_ECHO_SLOWER : 1);
     path.mic += a * (micPower - path.mic);
