@@ -4,6 +4,7 @@ import { ConfigError } from '../config/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { CheckResult } from '../app/doctor.js';
 import { silentLogger } from '../system/logger.js';
+import { redact } from '../system/secrets.js';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { UsageError, connectService, type GlobalOptions } from './context.js';
 
@@ -65,8 +66,9 @@ export function registerDoctor(program: Command, globals: () => GlobalOptions): 
         });
         const width = Math.max(...results.map((r) => r.check.length));
         for (const r of results) {
-          process.stdout.write(`${MARK[r.status]}  ${r.check.padEnd(width)}  ${r.detail}\n`);
-          if (r.fix) process.stdout.write(`      ${' '.repeat(width)}  fix: ${r.fix}\n`);
+          // A check may quote what it was given (a config error quotes the value): the key is scrubbed.
+          process.stdout.write(redact(`${MARK[r.status]}  ${r.check.padEnd(width)}  ${r.detail}\n`));
+          if (r.fix) process.stdout.write(redact(`      ${' '.repeat(width)}  fix: ${r.fix}\n`));
         }
         const failed = results.filter((r) => r.status === 'fail').length;
         process.stdout.write(failed ? `\n${failed} problem${failed > 1 ? 's' : ''} found\n` : '\nall good\n');

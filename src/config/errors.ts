@@ -39,7 +39,7 @@ export function describeIssue(issue: z.core.$ZodIssue, raw: unknown, defaults: u
     case 'invalid_union':
       return `${unionAllowed(issue)}${shown}`;
     case 'invalid_type':
-      return `must be ${issue.expected === 'int' ? 'a whole number' : `a ${issue.expected}`}${shown}`;
+      return `must be ${issue.expected === 'int' ? 'a whole number' : `${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`}${shown}`;
     case 'unrecognized_keys': {
       const known = valueAt(defaults, issue.path);
       const options = typeof known === 'object' && known !== null ? Object.keys(known).join(', ') : '';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { registerSecret } from '../system/secrets.js';
-import { ConfigError, describeIssue, formatPath } from './errors.js';
+import { ConfigError, describeIssue, formatPath, valueAt } from './errors.js';
 import { envOverrides } from './env.js';
 import { configSchema, defaultConfig, type HarkConfig } from './schema.js';
 
@@ -36,6 +36,11 @@ interface Layer {
 /** default.yaml ← user file ← HARK_* environment; validated as a whole, or not at all. */
 export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const env = options.env ?? process.env;
+  // Known as secrets before anything is read: a key pasted as a value is quoted back by the check.
+  const apiKey = readApiKey(env);
+  registerSecret(apiKey);
+  const webToken = readSecret(env, 'HARK_WEB_TOKEN', WEB_TOKEN_CREDENTIAL);
+  registerSecret(webToken);
   const layers: Layer[] = [];
   const defaultsPath = options.defaultsPath ?? DEFAULTS_PATH;
   if (existsSync(defaultsPath)) layers.push(readLayer(defaultsPath));
@@ -48,6 +53,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const merged: Record<string, unknown> = {};
   const origins = new Map<string, string>();
   for (const layer of layers) mergeInto(merged, layer.values, layer.source, origins, []);
+  const baseUrl = valueAt(merged, ['service', 'baseUrl']);
+  if (typeof baseUrl === 'string') registerSecret(urlPassword(baseUrl));
   const result = configSchema.safeParse(merged);
   if (!result.success) {
     const defaults = defaultConfig();
@@ -61,11 +68,6 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       }),
     );
   }
-  const apiKey = readApiKey(env);
-  registerSecret(apiKey);
-  registerSecret(urlPassword(result.data.service.baseUrl));
-  const webToken = readSecret(env, 'HARK_WEB_TOKEN', WEB_TOKEN_CREDENTIAL);
-  registerSecret(webToken);
   return { config: result.data, sources: layers.map((l) => l.source), apiKey, webToken };
 }
 

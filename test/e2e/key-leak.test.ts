@@ -178,6 +178,16 @@ describe('the API key never leaves hark', () => {
     await hark('doctor', ['doctor'], { HARK_AUDIO_RECORDER: 'arecord' });
   });
 
+  it('a config mistake that quotes the key back: pasted as a value, and through doctor', async () => {
+    const pasted = join(dir, 'pasted.yaml');
+    writeFileSync(pasted, `service:\n  authStyle: ${KEY}\n`);
+    const run = await hark('run, key as a value', ['--config', pasted, 'run', '--input', UTTERANCE]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/service\.authStyle: must be one of "bearer", "x-api-key" \(got "\*\*\*"\)/);
+    const doctor = await hark('doctor, key as a value', ['--config', pasted, 'doctor']);
+    expect(doctor.stdout).toMatch(/service\.authStyle: must be one of/);
+  });
+
   it('config show', async () => {
     expect((await hark('config show', ['config', 'show'])).code).toBe(0);
   });
