@@ -23,7 +23,10 @@ import { registerWake } from './wake.js';
 const program = new Command('hark')
   .description('hark: a hands-free voice assistant daemon for the Model Inference Service')
   .version('0.1.0')
-  .option('-c, --config <file>', 'config file (default: $XDG_CONFIG_HOME/hark/config.yaml, else /etc/hark/config.yaml)')
+  .option(
+    '-c, --config <file>',
+    'config file (default: $HARK_CONFIG, else $XDG_CONFIG_HOME/hark/config.yaml, else /etc/hark/config.yaml)',
+  )
   .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']))
   .addOption(
     new Option('--log-format <format>', 'json lines, readable lines, or auto (readable on a terminal)').choices([

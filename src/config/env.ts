@@ -1,8 +1,9 @@
 import YAML from 'yaml';
-import { defaultConfig } from './schema.js';
+import { configSchema, defaultConfig } from './schema.js';
 
-/** HARK_* variables that are not config options. */
+/** HARK_* variables that are not config options: secrets, the config file, ffmpeg, and the tests' and benchmarks' own. */
 const RESERVED = new Set(['HARK_API_KEY', 'HARK_WEB_TOKEN', 'HARK_CONFIG', 'HARK_FFMPEG']);
+const RESERVED_PREFIXES = ['HARK_TEST_', 'HARK_BENCH_'];
 
 /** `chat.systemPrompt` → `HARK_CHAT_SYSTEM_PROMPT`. */
 export function envName(path: readonly string[]): string {
@@ -34,6 +35,7 @@ export function envOverrides(env: NodeJS.ProcessEnv): { values: Record<string, u
   const problems: string[] = [];
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith('HARK_') || RESERVED.has(name) || raw === undefined) continue;
+    if (RESERVED_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
     const entry = envTable().get(name);
     if (!entry) {
       problems.push(
@@ -43,17 +45,34 @@ export function envOverrides(env: NodeJS.ProcessEnv): { values: Record<string, u
     }
     let node = values;
     for (const key of entry.path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
-    node[entry.path.at(-1) as string] = parseValue(raw, entry.sample);
+    node[entry.path.at(-1) as string] = parseValue(raw, entry);
   }
   return { values, problems };
 }
 
-/** Strings stay strings; numbers, booleans, null and lists are read as YAML (`[hey hark, ok hark]`). */
-function parseValue(raw: string, sample: unknown): unknown {
-  if (typeof sample === 'string') return raw;
+/**
+ * Strings stay strings; numbers, booleans, null and lists are read as YAML (`[hey hark, ok hark]`).
+ * An option with no default that takes text keeps the text as written (`Warm: like a radio
+ * host` is no YAML mapping, `# narrator` no comment); `null`, `~` or nothing there means none.
+ */
+function parseValue(raw: string, entry: { path: string[]; sample: unknown }): unknown {
+  if (typeof entry.sample === 'string') return raw;
+  if (entry.sample === null) {
+    if (/^\s*(null|~)?\s*$/.test(raw)) return null;
+    if (takesText(entry.path)) return raw;
+  }
   try {
     return YAML.parse(raw) as unknown;
   } catch {
     return raw;
   }
+}
+
+/** Whether the option accepts a line of text, as the schema itself answers with every other option at its default. */
+function takesText(path: readonly string[]): boolean {
+  const probe = defaultConfig() as unknown as Record<string, unknown>;
+  let node = probe;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  node[path.at(-1) as string] = 'some text';
+  return configSchema.safeParse(probe).success;
 }

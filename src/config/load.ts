@@ -94,7 +94,8 @@ export function maskUrlPassword(url: string): string {
 }
 
 /**
- * `--config`, else `$XDG_CONFIG_HOME/hark/config.yaml`, else `/etc/hark/config.yaml`; undefined when none exists.
+ * `--config`, else `HARK_CONFIG`, else `$XDG_CONFIG_HOME/hark/config.yaml`, else `/etc/hark/config.yaml`;
+ * undefined when none exists.
  * A file that may exist but cannot be reached (a directory without search permission) is an
  * error naming it, never "no file": a service must not run on defaults in silence.
  */
@@ -102,6 +103,11 @@ export function userConfigPath(explicit: string | undefined, env: NodeJS.Process
   if (explicit) {
     if (!configFileExists(explicit)) throw new ConfigError([`${explicit}: no such file (given with --config)`]);
     return explicit;
+  }
+  const named = env.HARK_CONFIG?.trim();
+  if (named) {
+    if (!configFileExists(named)) throw new ConfigError([`${named}: no such file (given as HARK_CONFIG)`]);
+    return named;
   }
   const xdg = join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'hark', 'config.yaml');
   if (configFileExists(xdg)) return xdg;

@@ -182,6 +182,17 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it("reads the file HARK_CONFIG names (--config wins), and ignores the tests' and benchmarks' own variables", () => {
+    const named = file('speech:\n  voice: Named\n');
+    const given = file('speech:\n  voice: Given\n');
+    const env = { ...bare, HARK_CONFIG: named, HARK_TEST_CHROMIUM: '/usr/bin/chromium', HARK_BENCH_ONLY: 'quiet' };
+    expect(loadConfig({ env }).config.speech.voice).toBe('Named');
+    expect(loadConfig({ env, configPath: given }).config.speech.voice).toBe('Given');
+    expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_CONFIG: join(dir, 'gone.yaml') } }))[0]).toMatch(
+      /gone\.yaml: no such file \(given as HARK_CONFIG\)/,
+    );
+  });
+
   it('refuses a --config file that does not exist', () => {
     expect(problemsOf(() => loadConfig({ configPath: join(dir, 'missing.yaml'), env: bare }))[0]).toMatch(
       /no such file/,
@@ -233,6 +244,25 @@ describe('loadConfig', () => {
     });
     expect(config.listen.wakePhrases).toEqual(['hey hark', 'ok hark']);
     expect(config.chat.temperature).toBe(0.3);
+  });
+
+  it('keeps text as written for an option with no default, whatever YAML would make of it', () => {
+    const { config } = loadConfig({
+      env: {
+        ...bare,
+        HARK_SPEECH_INSTRUCTIONS: 'Warm and slow: like a radio host',
+        HARK_SPEECH_VOICE: '# narrator',
+        HARK_TRANSCRIPTION_LANGUAGE: 'no',
+        HARK_CHAT_EFFORT: 'high',
+      },
+    });
+    expect(config.speech.instructions).toBe('Warm and slow: like a radio host');
+    expect(config.speech.voice).toBe('# narrator');
+    expect(config.transcription.language).toBe('no');
+    expect(config.chat.effort).toBe('high');
+    const cleared = loadConfig({ env: { ...bare, HARK_SPEECH_VOICE: 'null', HARK_AUDIO_CAPTURE_DEVICE: '' } }).config;
+    expect(cleared.speech.voice).toBeNull();
+    expect(cleared.audio.captureDevice).toBeNull();
   });
 });
 
