@@ -1,7 +1,7 @@
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { CREDENTIAL_NAME } from '../config/load.js';
+import { CREDENTIAL_NAME, readApiKey } from '../config/load.js';
 import { spawnChild } from '../system/spawn.js';
 
 /** What systemd/hark.service gives hark; `doctor --as-service` rebuilds it for one run of the checks. */
@@ -65,8 +65,9 @@ export async function runAsServiceUser(
     const envFile = join(setting.etcDir, 'hark.env');
     const fromEnvFile = existsSync(envFile) ? parseEnvironmentFile(readFileSync(envFile, 'utf8')) : {};
     const { HARK_API_KEY: envKey, ...settings } = fromEnvFile;
-    const keyFile = join(setting.etcDir, CREDENTIAL_NAME);
-    const key = existsSync(keyFile) ? readFileSync(keyFile, 'utf8') : envKey;
+    // The key the service would use, in its order: the environment file's, else the credential
+    // (LoadCredential= reads it from beside the environment file).
+    const key = readApiKey({ HARK_API_KEY: envKey, CREDENTIALS_DIRECTORY: setting.etcDir });
     if (key) writeFileSync(join(credentials, CREDENTIAL_NAME), key, { mode: 0o400 });
     for (const path of [staging, credentials, cache, join(credentials, CREDENTIAL_NAME)]) {
       if (existsSync(path)) chownSync(path, setting.uid, setting.gid);
