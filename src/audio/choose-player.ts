@@ -91,7 +91,8 @@ export function playerCommand(name: 'pw-play' | 'pacat' | 'aplay', device: strin
       return `pacat --playback --raw --format=s16le --channels=1 --rate={rate} --latency-msec=20 --client-name=hark${target}`;
     }
     case 'aplay':
-      return `aplay -q -t raw -f S16_LE -c 1 -r {rate}${device ? ` -D ${quoted(device)}` : ''}`;
+      // aplay's own buffer is as long as the device allows, up to 500 ms: beyond echo.maxDelayMs.
+      return `aplay -q -t raw -f S16_LE -c 1 -r {rate} --buffer-time=100000${device ? ` -D ${quoted(device)}` : ''}`;
   }
 }
 

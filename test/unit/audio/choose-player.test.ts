@@ -82,7 +82,7 @@ describe('choosing the player (audio.player: auto)', () => {
     expect(choose(bin)).toMatchObject({
       name: 'aplay',
       reason: 'no sound server answers: ALSA',
-      command: 'aplay -q -t raw -f S16_LE -c 1 -r {rate}',
+      command: 'aplay -q -t raw -f S16_LE -c 1 -r {rate} --buffer-time=100000',
     });
   });
 
@@ -90,7 +90,7 @@ describe('choosing the player (audio.player: auto)', () => {
     const bin = machine({ pipewire: 'answers', pwPlay: '1.x', aplay: true });
     expect(choose(bin, { playbackDevice: 'plughw:CARD=Headphones,DEV=0' })).toMatchObject({
       name: 'aplay',
-      command: 'aplay -q -t raw -f S16_LE -c 1 -r {rate} -D "plughw:CARD=Headphones,DEV=0"',
+      command: 'aplay -q -t raw -f S16_LE -c 1 -r {rate} --buffer-time=100000 -D "plughw:CARD=Headphones,DEV=0"',
     });
   });
 
