@@ -29,13 +29,14 @@ export interface DoctorInput {
 }
 
 function checkNode(): CheckResult {
-  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  return major > 20 || (major === 20 && minor >= 18)
+  // undici 7 needs 20.18.1.
+  const [major = 0, minor = 0, patch = 0] = process.versions.node.split('.').map(Number);
+  return major > 20 || (major === 20 && (minor > 18 || (minor === 18 && patch >= 1)))
     ? ok('node', `v${process.versions.node}`)
     : fail(
         'node',
         `v${process.versions.node}`,
-        'install Node.js 20.18 or newer (Debian 13 / Raspberry Pi OS trixie: apt install nodejs)',
+        'install Node.js 20.18.1 or newer (Debian 13 / Raspberry Pi OS trixie: apt install nodejs)',
       );
 }
 

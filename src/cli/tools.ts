@@ -51,7 +51,7 @@ export function registerTools(program: Command, globals: () => GlobalOptions): v
   };
   tools
     .command('list')
-    .description('list the tools offered to the model, with their source and input schema')
+    .description('list the tools offered to the model, with their source (--json adds each input schema)')
     .option('--json', 'print the tools as JSON (name, source, description, inputSchema)')
     .action(async (options: { json?: boolean }) => {
       const { started, close } = await open();
