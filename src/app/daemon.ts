@@ -49,8 +49,12 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
     stayOpen: options.web === true && page !== undefined,
   });
   page?.attach(loop);
-  const status = loop.events.pipe(filter((event) => event.type === 'state')).subscribe((event) => {
-    if (event.type === 'state') systemd.status(event.state);
+  const status = loop.events.pipe(filter((event) => event.type === 'state')).subscribe({
+    next: (event) => {
+      if (event.type === 'state') systemd.status(event.state);
+    },
+    // A failure ends loop.done, which reports it.
+    error: () => undefined,
   });
   systemd.ready('listening');
   let stopReason = 'input ended';
@@ -61,7 +65,8 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
     logger.info('hark.stopping', { signal: name });
     systemd.stopping(name);
     signalled();
-    void loop.stop();
+    // A failure to stop is reported where the stop is awaited, below.
+    loop.stop().catch(() => undefined);
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -169,7 +169,8 @@ export async function startVoiceLoop(
       if (wake.engine === 'openwakeword') await wake.detector.close();
       await vad.close();
     })());
-  if (!options.stayOpen) void done.then(stop, stop);
+  // A failure to stop (the output file cannot be finished) is reported to whoever awaits stop().
+  if (!options.stayOpen) done.then(stop, stop).catch(() => undefined);
   const toolNames = tools?.registry.list().map((t) => t.name) ?? [];
   const about = {
     input: options.input ?? `microphone (${config.audio.recorder})`,

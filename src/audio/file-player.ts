@@ -1,5 +1,7 @@
+import { rename, rm } from 'node:fs/promises';
 import { interval, type Subscription } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
+import { partialPath } from '../system/whole-file.js';
 import { ClockedPlayer } from './player.js';
 import { WavFileWriter } from './wav-file.js';
 
@@ -8,10 +10,14 @@ const CATCH_UP_MS = 20;
 
 /**
  * `--output FILE`: writes what would be played to a WAV. In real time, audio reaches the file
- * as the playback clock plays it, so a stop leaves out exactly what was never heard.
+ * as the playback clock plays it, so a stop leaves out exactly what was never heard. The file
+ * is written under a hidden name and takes its own when closed: a file already there is
+ * replaced only by a finished one.
  */
 export class FilePlayer extends ClockedPlayer {
   private readonly file: WavFileWriter;
+  private readonly partial: string;
+  private finished: Promise<void> | undefined;
   private queue: Buffer[] = [];
   private fileSamples = 0;
   private catchingUp: Subscription | undefined;
@@ -24,7 +30,8 @@ export class FilePlayer extends ClockedPlayer {
     time: Clock = realClock,
   ) {
     super(sampleRateHz, time, !realtime);
-    this.file = new WavFileWriter(path, sampleRateHz);
+    this.partial = partialPath(path);
+    this.file = new WavFileWriter(this.partial, sampleRateHz);
   }
 
   protected output(pcm: Buffer): void {
@@ -48,7 +55,14 @@ export class FilePlayer extends ClockedPlayer {
       this.catchingUp?.unsubscribe();
       this.closed = true;
     }
-    return this.file.close();
+    this.finished ??= this.file.close().then(
+      () => rename(this.partial, this.path),
+      async (error: unknown) => {
+        await rm(this.partial, { force: true });
+        throw error;
+      },
+    );
+    return this.finished;
   }
 
   /** Moves what the clock has played from the queue to the file. */

@@ -9,6 +9,7 @@ import { startVoiceLoop } from '../app/voice-loop.js';
 import { describeVoice } from '../app/configured-voice.js';
 import { openWebPage } from '../app/web-page.js';
 import { withContext, type GlobalOptions } from './context.js';
+import { checkOutputFile } from './files.js';
 
 const DEMO_INPUT = join(PACKAGE_ROOT, 'assets', 'demo', 'question.wav');
 const DEMO_TRANSCRIPT = join(PACKAGE_ROOT, 'assets', 'demo', 'question.txt');
@@ -111,6 +112,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
     .option('--web', 'watch it on the status page (web.listen), which stays up after the turn until Ctrl-C')
     .action(async (options: DemoOptions) => {
       const output = resolve(options.output);
+      await checkOutputFile(options.output);
       const progress = new DemoProgress(output);
       progress.say('starting the stand-in service ...');
       await withContext({ ...globals(), sim: true }, 'stderr', async (context) => {
@@ -132,9 +134,13 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
         page?.attach(loop);
         const seconds = (readWavInfo(readFileSync(DEMO_INPUT)).durationMs / 1000).toFixed(1);
         progress.say(`listening to ${basename(DEMO_INPUT)} (${seconds} s, in real time) ...`);
-        loop.events.subscribe((event) => {
-          progress.on(event);
-          if (event.type === 'turn') process.stdout.write(describeTurn(event.turn));
+        loop.events.subscribe({
+          next: (event) => {
+            progress.on(event);
+            if (event.type === 'turn') process.stdout.write(describeTurn(event.turn));
+          },
+          // A failure ends loop.done, which reports it.
+          error: () => undefined,
         });
         await loop.done;
         if (page) {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runDaemon } from '../app/daemon.js';
 import { withContext, type GlobalOptions } from './context.js';
+import { checkAudioInput, checkOutputFile } from './files.js';
 
 interface RunOptions {
   input?: string;
@@ -21,6 +22,8 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
       'serve the status page (web.listen) for an input file too, and keep it up after the input ends, until Ctrl-C',
     )
     .action(async (options: RunOptions) => {
+      if (options.input) await checkAudioInput(options.input);
+      if (options.output) await checkOutputFile(options.output, options.input);
       await withContext(globals(), 'stdout', (context) => runDaemon(context, options));
     });
 }

@@ -7,6 +7,7 @@ import { LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
 import { configuredReference, speechRequest } from '../app/configured-voice.js';
 import { writeWhole } from '../system/whole-file.js';
 import { UsageError, parseNumber, withContext, type GlobalOptions } from './context.js';
+import { checkOutputFile } from './files.js';
 
 interface SayOptions {
   output: string;
@@ -37,6 +38,7 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
       if (extension !== '.wav' && !FORMATS[extension]) {
         throw new UsageError(`-o ${options.output}: use .wav, .mp3, .opus, .aac or .pcm`);
       }
+      await checkOutputFile(options.output);
       await withContext(globals(), 'stderr', async ({ config, service, logger }) => {
         const speech = {
           ...config.speech,

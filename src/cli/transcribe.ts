@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { readFile, stat } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { basename, extname } from 'node:path';
 import { decodeStream } from '../audio/decode-stream.js';
@@ -11,6 +10,7 @@ import { LIMITS } from '../contract/limits.js';
 import { cutAsItArrives } from '../listen/long-audio.js';
 import { clockTime, transcribeChunks, type LongTranscript } from '../listen/transcribe-long.js';
 import { redact } from '../system/secrets.js';
+import { audioFileStats } from './files.js';
 import { transcribeProgress } from './progress.js';
 
 const RATE_HZ = 16000;
@@ -74,19 +74,6 @@ export async function transcribeFile(
   } finally {
     progress?.end();
   }
-}
-
-/** The file's facts, or a usage mistake that names it: missing, a directory, unreadable. */
-async function audioFileStats(path: string): Promise<Stats> {
-  let info: Stats;
-  try {
-    info = await stat(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot be read (${code})`);
-  }
-  if (info.isDirectory()) throw new UsageError(`${path}: is a directory, not an audio file`);
-  return info;
 }
 
 /** The transcript as printed with --json: every chunk with its time range and what became of it. */

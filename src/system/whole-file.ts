@@ -7,7 +7,7 @@ import { basename, dirname, join } from 'node:path';
  * succeeded: a failure never leaves a cut or wrong file under the name the user asked for.
  */
 export async function writeWhole<T>(path: string, write: (partial: string) => Promise<T>): Promise<T> {
-  const partial = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.partial`);
+  const partial = partialPath(path);
   try {
     const result = await write(partial);
     await rename(partial, path);
@@ -16,4 +16,9 @@ export async function writeWhole<T>(path: string, write: (partial: string) => Pr
     await rm(partial, { force: true });
     throw error;
   }
+}
+
+/** A hidden name beside `path` to write it under until it is complete. */
+export function partialPath(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.partial`);
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { readWavInfo } from '../../src/audio/wav-header.js';
 import { runFfmpeg } from '../../src/audio/ffmpeg.js';
 import { HARK, cleanEnv, runHark } from '../helpers/cli.js';
 import { toneWav } from '../helpers/audio.js';
+import { UTTERANCE } from '../helpers/speech.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hark-cli-'));
 
@@ -43,6 +44,29 @@ describe('hark CLI', () => {
     const parsed = JSON.parse(result.stdout) as { text: string; parts: string[] };
     expect(parsed.parts.length).toBe(3);
     expect(parsed.text).toContain('seconds of audio');
+  });
+
+  it("a file it cannot read or write is a usage mistake named before any work, and leaves the user's files as they were", async () => {
+    const precious = join(dir, 'precious.wav');
+    const recording = join(dir, 'recording.wav');
+    writeFileSync(precious, "the user's own file");
+    writeFileSync(recording, await readFile(UTTERANCE));
+    const cases: [string[], RegExp][] = [
+      [['run', '--input', join(dir, 'missing.wav'), '-o', precious], /missing\.wav: no such file/],
+      [['run', '--input', recording, '-o', recording], /recording\.wav: is the input too/],
+      [['run', '--input', recording, '-o', join(dir, 'nodir', 'x.wav')], /nodir\/x\.wav: no such directory/],
+      [['run', '--input', dir, '-o', precious], /: is a directory, not an audio file/],
+      [['say', 'hello', '-o', join(dir, 'nodir', 's.wav')], /nodir\/s\.wav: no such directory/],
+      [['demo', '-o', dir], /: is a directory/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runHark(['--sim', ...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(await readFile(precious, 'utf8')).toBe("the user's own file");
+    expect(await readFile(recording)).toEqual(await readFile(UTTERANCE));
   });
 
   it('models lists both editions', async () => {

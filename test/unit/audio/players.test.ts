@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asyncScheduler, map } from 'rxjs';
@@ -126,6 +126,17 @@ describe('FilePlayer', () => {
     expect(queuedWhilePaused).toBe(800);
     expect(info.durationMs).toBe(1000);
     expect(wav.subarray(info.dataOffset).equals(ramp)).toBe(true);
+  });
+
+  it('replaces a file already there only with a finished one', async () => {
+    const path = join(dir, 'kept.wav');
+    writeFileSync(path, 'an older file');
+    const player = new FilePlayer(path, 24000, false);
+    player.write(pcm(500, 24000));
+    expect(readFileSync(path, 'utf8')).toBe('an older file');
+    await player.close();
+    expect(readWavInfo(readFileSync(path)).durationMs).toBeCloseTo(500, 0);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
   });
 
   it('as fast as possible, writes everything at once', async () => {

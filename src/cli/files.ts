@@ -1,0 +1,57 @@
+import { constants, type Stats } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { probeAudio } from '../audio/ffmpeg.js';
+import { UsageError } from './context.js';
+
+/**
+ * What a command is given to read and to write, checked before any work: a mistake is a usage
+ * error naming the file as the user wrote it, never a failure after the work is done.
+ */
+
+/** The file's facts, or a usage mistake that names it: missing, a directory, unreadable. */
+export async function audioFileStats(path: string): Promise<Stats> {
+  let info: Stats;
+  try {
+    info = await stat(path);
+    await access(path, constants.R_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot be read (${code})`);
+  }
+  if (info.isDirectory()) throw new UsageError(`${path}: is a directory, not an audio file`);
+  return info;
+}
+
+/** A file ffmpeg can read as audio, or a usage mistake that says why not. */
+export async function checkAudioInput(path: string): Promise<void> {
+  await audioFileStats(path);
+  const probe = await probeAudio(path);
+  if (!probe.audio) throw new UsageError(`${path}: ffmpeg cannot read it as audio (${probe.problem ?? 'no audio'})`);
+}
+
+/**
+ * A file that can be written where it is asked for: its directory exists and may be written to,
+ * it is no directory itself, and it is not the file the command reads (`input`), which writing
+ * would destroy.
+ */
+export async function checkOutputFile(path: string, input?: string): Promise<void> {
+  const directory = dirname(resolve(path));
+  const directoryInfo = await stat(directory).catch(() => undefined);
+  if (!directoryInfo?.isDirectory()) throw new UsageError(`${path}: no such directory (${directory})`);
+  try {
+    await access(directory, constants.W_OK);
+  } catch {
+    throw new UsageError(`${path}: its directory cannot be written to (${directory})`);
+  }
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory()) throw new UsageError(`${path}: is a directory`);
+  if (existing && input !== undefined && (await sameFile(path, input))) {
+    throw new UsageError(`${path}: is the input too; writing it would destroy the recording`);
+  }
+}
+
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [first, second] = await Promise.all([realpath(a).catch(() => a), realpath(b).catch(() => b)]);
+  return first === second;
+}
