@@ -8,7 +8,13 @@ import { UsageError, type CommandContext, withContext, type GlobalOptions } from
 import { audioDurationMs } from '../contract/rules/transcription.js';
 import { LIMITS } from '../contract/limits.js';
 import { cutAsItArrives } from '../listen/long-audio.js';
-import { clockTime, transcribeChunks, type LongTranscript } from '../listen/transcribe-long.js';
+import {
+  clockTime,
+  stoppedEarly,
+  transcribeChunks,
+  type ChunkResult,
+  type LongTranscript,
+} from '../listen/transcribe-long.js';
 import { redact } from '../system/secrets.js';
 import { audioFileStats } from './files.js';
 import { transcribeProgress } from './progress.js';
@@ -21,6 +27,8 @@ interface TranscribeOptions {
   language?: string;
   prompt?: string;
   json?: boolean;
+  /** Ends the transcription: what was transcribed by then is kept (see `stoppedEarly`). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -41,12 +49,15 @@ export async function transcribeFile(
     const bytes = await readFile(path);
     const durationMs = audioDurationMs(extension, bytes);
     if (durationMs !== undefined && durationMs <= LIMITS.transcription.fileMaxDurationMs) {
-      const result = await ctx.service.transcription.transcribe({
-        file: { name: basename(path), bytes },
-        model,
-        ...(language ? { language } : {}),
-        ...(options.prompt ? { prompt: options.prompt } : {}),
-      });
+      const result = await ctx.service.transcription.transcribe(
+        {
+          file: { name: basename(path), bytes },
+          model,
+          ...(language ? { language } : {}),
+          ...(options.prompt ? { prompt: options.prompt } : {}),
+        },
+        { signal: options.signal },
+      );
       const chunk = { startMs: 0, endMs: Math.round(durationMs), status: 'ok' as const, text: result.text };
       return { text: result.text, parts: [result.text], chunks: [chunk], complete: true };
     }
@@ -56,21 +67,35 @@ export async function transcribeFile(
   ctx.logger.info('transcribe.converting', { file: path, reason: 'not a WAV/MP3 within 30 s and 10 MB' });
   const long = probe.durationMs === undefined || probe.durationMs > PROGRESS_FROM_MS;
   const progress = long ? transcribeProgress(process.stderr, probe.durationMs, () => performance.now()) : undefined;
+  let soFar: readonly ChunkResult[] = [];
   try {
     return await transcribeChunks(
       cutAsItArrives(decodeStream(path, RATE_HZ), RATE_HZ),
       RATE_HZ,
-      async (wav, prompt) => {
-        const result = await ctx.service.transcription.transcribe({
-          file: { name: 'chunk.wav', bytes: wav },
-          model,
-          ...(language ? { language } : {}),
-          ...((prompt ?? options.prompt) ? { prompt: prompt ?? options.prompt } : {}),
-        });
+      async (wav, prompt, signal) => {
+        const result = await ctx.service.transcription.transcribe(
+          {
+            file: { name: 'chunk.wav', bytes: wav },
+            model,
+            ...(language ? { language } : {}),
+            ...((prompt ?? options.prompt) ? { prompt: prompt ?? options.prompt } : {}),
+          },
+          { signal },
+        );
         return result.text;
       },
-      { durationMs: probe.durationMs, onChunk: (_chunk, all) => progress?.chunk(all) },
+      {
+        durationMs: probe.durationMs,
+        signal: options.signal,
+        onChunk: (_chunk, all) => {
+          soFar = all;
+          progress?.chunk(all);
+        },
+      },
     );
+  } catch (error) {
+    if (!options.signal?.aborted || soFar.length === 0) throw error;
+    return stoppedEarly(soFar, probe.durationMs);
   } finally {
     progress?.end();
   }
@@ -104,9 +129,20 @@ export function registerTranscribe(program: Command, globals: () => GlobalOption
       // chunk, and a long transcription has to fit a 1 GB Pi (npm run bench -- transcribe-memory).
       setFlagsFromString('--liftoff-only');
       await withContext(globals(), 'stderr', async (ctx) => {
-        const result = await transcribeFile(ctx, file, options);
+        // Ctrl-C ends a long transcription with what was transcribed so far printed, not lost.
+        const stop = new AbortController();
+        const interrupt = (): void => stop.abort();
+        process.once('SIGINT', interrupt);
+        const result = await transcribeFile(ctx, file, { ...options, signal: stop.signal }).finally(() =>
+          process.off('SIGINT', interrupt),
+        );
         const printed = options.json ? JSON.stringify(asJson(result), null, 2) : result.text;
         process.stdout.write(`${redact(printed)}\n`);
+        if (stop.signal.aborted) {
+          process.stderr.write('hark: stopped (Ctrl-C); what was transcribed is printed, the rest marked\n');
+          process.exitCode = 130;
+          return;
+        }
         const missed = result.chunks.filter((chunk) => chunk.status !== 'ok');
         if (missed.length) {
           throw new Error(

@@ -93,6 +93,18 @@ export async function transcribeChunks(
   };
 }
 
+/** What was transcribed before the user stopped it, the rest (to `durationMs`, when known) marked as stopped. */
+export function stoppedEarly(results: readonly ChunkResult[], durationMs: number | undefined): LongTranscript {
+  const startMs = results.at(-1)?.endMs ?? 0;
+  const chunks: ChunkResult[] = [...results, { startMs, endMs: durationMs, status: 'skipped', error: 'stopped' }];
+  return {
+    text: withGaps(chunks),
+    parts: chunks.flatMap((chunk) => (chunk.status === 'ok' ? [chunk.text ?? ''] : [])),
+    chunks,
+    complete: false,
+  };
+}
+
 /** Audio already in memory, cut at quiet points. */
 export function transcribeLong(
   samples: Int16Array,

@@ -1,5 +1,5 @@
 /** What a user sees when hark is called wrongly or handed something odd: clear words, the right exit code, no secret. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,7 +100,12 @@ describe('config show', () => {
 });
 
 /** Runs hark against a misbehaving server written here, with retries off so each fault shows at once. */
-async function againstServer(handler: Handler, args: string[], extraEnv: Record<string, string> = {}) {
+async function againstServer(
+  handler: Handler,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+  started?: (child: ChildProcess) => void,
+) {
   const server = await misbehavingServer(handler);
   try {
     const env = cleanEnv({
@@ -111,7 +116,7 @@ async function againstServer(handler: Handler, args: string[], extraEnv: Record<
       HARK_WAKE_ENGINE: 'none',
       ...extraEnv,
     });
-    return { ...(await runHark(args, { env })), requests: server.requests };
+    return { ...(await runHark(args, { env, started })), requests: server.requests };
   } finally {
     await server.close();
   }
@@ -175,6 +180,27 @@ describe('transcribe of a long file keeps what it could do', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/1 of 3 chunks not transcribed/);
     expect(result.requests).toHaveLength(3);
+  });
+
+  it('Ctrl-C prints what was transcribed so far, the rest marked, and exits 130', async () => {
+    flakyCount = 0;
+    let hark: ChildProcess | undefined;
+    const result = await againstServer(
+      (_req, res) => {
+        if (flakyCount++ === 0) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify({ text: 'words of chunk 1.' }));
+        }
+        // The second chunk is still being transcribed when the user presses Ctrl-C.
+        hark?.kill('SIGINT');
+      },
+      ['transcribe', MONOLOGUE],
+      {},
+      (child) => (hark = child),
+    );
+    expect(result.stdout).toBe('words of chunk 1. [… 0:16–1:11 not transcribed: stopped]\n');
+    expect(result.stderr).toMatch(/stopped \(Ctrl-C\); what was transcribed is printed/);
+    expect(result.code).toBe(130);
   });
 
   it('--json gives each chunk its time range and status', async () => {
