@@ -43,6 +43,11 @@ export function registerSim(program: Command, globals: () => GlobalOptions): voi
     .option('--key <key>', 'the key clients must send (default: a new random one, printed)')
     .action(async (options: SimCliOptions) => {
       if (options.edition !== 'A' && options.edition !== 'B') throw new UsageError('--edition must be A or B');
+      if (!['auto', 'espeak', 'synthetic'].includes(options.voice)) {
+        throw new UsageError(`--voice ${options.voice}: use auto, espeak or synthetic`);
+      }
+      // Read before the server starts: a bad script is a mistake told at once, not a server left running.
+      const script = options.script ? readScript(options.script) : undefined;
       const logger = commandLogger(globals(), undefined, 'stderr');
       const { startSim } = await import('../sim/server.js');
       const sim = await startSim({
@@ -60,8 +65,7 @@ export function registerSim(program: Command, globals: () => GlobalOptions): voi
         },
         logger,
       });
-      if (options.script) {
-        const script = YAML.parse(readFileSync(options.script, 'utf8')) as ScriptFile;
+      if (script) {
         sim.script
           .reply(...(script.replies ?? []))
           .transcript(...(script.transcripts ?? []))
@@ -80,4 +84,24 @@ export function registerSim(program: Command, globals: () => GlobalOptions): voi
       });
       await sim.close();
     });
+}
+
+/** The script file, or a usage mistake naming it: unreadable, not YAML or JSON, or not a script. */
+function readScript(path: string): ScriptFile {
+  let parsed: unknown;
+  try {
+    parsed = YAML.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code ? `cannot be read (${code})` : 'not YAML or JSON';
+    throw new UsageError(`--script ${path}: ${why}`);
+  }
+  const known = ['replies', 'transcripts', 'faults'];
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.keys(parsed).length) {
+    throw new UsageError(`--script ${path}: expected a mapping with ${known.join(', ')}`);
+  }
+  const unknown = Object.keys(parsed).filter((key) => !known.includes(key));
+  if (unknown.length)
+    throw new UsageError(`--script ${path}: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  return parsed as ScriptFile;
 }

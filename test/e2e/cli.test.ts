@@ -69,6 +69,21 @@ describe('hark CLI', () => {
     expect(await readFile(recording)).toEqual(await readFile(UTTERANCE));
   });
 
+  it('sim refuses a script or voice it cannot use, at once, instead of serving without it', async () => {
+    const notes = join(dir, 'notes.txt');
+    writeFileSync(notes, 'just some words');
+    const cases: [string[], RegExp][] = [
+      [['--script', join(dir, 'missing.yaml')], /--script .*missing\.yaml: no such file/],
+      [['--script', notes], /--script .*notes\.txt: expected a mapping with replies, transcripts, faults/],
+      [['--voice', 'bogus'], /--voice bogus: use auto, espeak or synthetic/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runHark(['sim', '--port', '0', ...args], { timeoutMs: 10_000 });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+  });
+
   it('models lists both editions', async () => {
     const result = await runHark(['models']);
     expect(result.stdout).toMatch(/^A +Ring-2\.6-1T +chat, messages +- +yes/m);
