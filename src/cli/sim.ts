@@ -101,7 +101,8 @@ function readScript(path: string): ScriptFile {
     throw new UsageError(`--script ${path}: expected a mapping with ${known.join(', ')}`);
   }
   const unknown = Object.keys(parsed).filter((key) => !known.includes(key));
-  if (unknown.length)
+  if (unknown.length) {
     throw new UsageError(`--script ${path}: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
-  return parsed as ScriptFile;
+  }
+  return parsed;
 }
