@@ -1,9 +1,10 @@
 import { Option, type Command } from 'commander';
-import { fileToDataUrl } from '../audio/data-url.js';
+import { fileToDataUrl, mimeTypeOf } from '../audio/data-url.js';
 import { buildChatRequest, buildMessagesRequest, type Attachment } from '../dialog/reply-request.js';
 import { type Message } from '../dialog/conversation.js';
 import { streamReply } from '../app/stream-reply.js';
-import { withContext, type GlobalOptions } from './context.js';
+import { UsageError, withContext, type GlobalOptions } from './context.js';
+import { readableFile } from './files.js';
 import { StreamRedactor, redact } from '../system/secrets.js';
 
 interface ChatOptions {
@@ -22,6 +23,8 @@ interface ChatOptions {
 }
 
 const collectList = (value: string, previous: string[]): string[] => [...previous, value];
+
+const ATTACHED: Record<Attachment['kind'], string> = { image: 'an image', video: 'a video', audio: 'an audio file' };
 
 export function registerChat(program: Command, globals: () => GlobalOptions): void {
   program
@@ -62,8 +65,23 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
         };
         const settings = { chat, service: { ...config.service, ...(options.api ? { api: options.api } : {}) } };
         const history: Message[] = [{ role: 'user', text: words.join(' ') }];
+        if (settings.service.api === 'messages' && options.video.length + options.audio.length > 0) {
+          throw new UsageError(
+            '--video and --audio go to the chat-completions endpoint (--api chat); messages takes images',
+          );
+        }
         const attach = (kind: Attachment['kind'], files: string[]) =>
-          Promise.all(files.map(async (file): Promise<Attachment> => ({ kind, dataUrl: await fileToDataUrl(file) })));
+          Promise.all(
+            files.map(async (file): Promise<Attachment> => {
+              await readableFile(file, `${ATTACHED[kind]} to attach`);
+              try {
+                mimeTypeOf(file);
+              } catch (error) {
+                throw new UsageError((error as Error).message);
+              }
+              return { kind, dataUrl: await fileToDataUrl(file) };
+            }),
+          );
         const attachments = [
           ...(await attach('image', options.image)),
           ...(await attach('video', options.video)),

@@ -9,8 +9,13 @@ import { UsageError } from './context.js';
  * error naming the file as the user wrote it, never a failure after the work is done.
  */
 
-/** The file's facts, or a usage mistake that names it: missing, a directory, unreadable. */
-export async function audioFileStats(path: string): Promise<Stats> {
+/** The audio file's facts, or a usage mistake that names it: missing, a directory, unreadable. */
+export function audioFileStats(path: string): Promise<Stats> {
+  return readableFile(path, 'an audio file');
+}
+
+/** The file's facts, or a usage mistake that names it: missing, a directory (`what` it should be), unreadable. */
+export async function readableFile(path: string, what: string): Promise<Stats> {
   let info: Stats;
   try {
     info = await stat(path);
@@ -19,7 +24,7 @@ export async function audioFileStats(path: string): Promise<Stats> {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot be read (${code})`);
   }
-  if (info.isDirectory()) throw new UsageError(`${path}: is a directory, not an audio file`);
+  if (info.isDirectory()) throw new UsageError(`${path}: is a directory, not ${what}`);
   return info;
 }
 

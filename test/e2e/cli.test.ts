@@ -69,6 +69,22 @@ describe('hark CLI', () => {
     expect(await readFile(recording)).toEqual(await readFile(UTTERANCE));
   });
 
+  it('chat refuses an attachment it cannot send, naming it, before asking anything', async () => {
+    const notes = join(dir, 'notes.txt');
+    writeFileSync(notes, 'just some words');
+    const cases: [string[], RegExp][] = [
+      [['--api', 'messages', '--audio', UTTERANCE], /--video and --audio go to the chat-completions endpoint/],
+      [['--image', join(dir, 'missing.png')], /missing\.png: no such file/],
+      [['--image', dir], /: is a directory, not an image to attach/],
+      [['--image', notes], /notes\.txt: unknown media type/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runHark(['--sim', 'chat', ...args, 'what is this?']);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+  });
+
   it('sim refuses a script or voice it cannot use, at once, instead of serving without it', async () => {
     const notes = join(dir, 'notes.txt');
     writeFileSync(notes, 'just some words');
