@@ -39,7 +39,13 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
         throw new UsageError(`-o ${options.output}: use .wav, .mp3, .opus, .aac or .pcm`);
       }
       await checkOutputFile(options.output);
+      // Ctrl-C stops the synthesis, and the file it was writing is removed (writeWhole).
+      const stop = new AbortController();
+      const interrupt = (): void => stop.abort();
+      process.once('SIGINT', interrupt);
+      process.once('SIGTERM', interrupt);
       await withContext(globals(), 'stderr', async ({ config, service, logger }) => {
+        const signal = stop.signal;
         const speech = {
           ...config.speech,
           ...(options.voice ? { voice: options.voice } : {}),
@@ -55,7 +61,7 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
         const sampleRateHz = request.sample_rate ?? LIMITS.speech.defaultSampleRateHz;
         // Either way the file appears under its name only when complete: a failure never leaves a cut or wrong file.
         if (extension === '.wav') {
-          const stream = service.speech.streamSse({ ...request, response_format: 'pcm' });
+          const stream = service.speech.streamSse({ ...request, response_format: 'pcm' }, { signal });
           const pcm = (async function* () {
             for await (const event of stream) if (event.type === 'audio') yield event.audio;
           })();
@@ -63,10 +69,16 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
           logger.info('say.written', { file: options.output, seconds: bytes / 2 / sampleRateHz });
         } else {
           // The client refuses a response whose Content-Type is not the requested format (a web page, say).
-          const { audio } = await service.speech.synthesize({ ...request, response_format: FORMATS[extension] });
+          const { audio } = await service.speech.synthesize(
+            { ...request, response_format: FORMATS[extension] },
+            { signal },
+          );
           await writeWhole(options.output, (partial) => writeFile(partial, audio));
         }
         process.stderr.write(`wrote ${options.output}\n`);
+      }).finally(() => {
+        process.off('SIGINT', interrupt);
+        process.off('SIGTERM', interrupt);
       });
     });
 }

@@ -140,6 +140,26 @@ describe('say never leaves a wrong or cut file', () => {
     expect(readdirSync(dir).filter((name) => name.includes('portal'))).toEqual([]);
   });
 
+  it('Ctrl-C while the speech streams in leaves the earlier file as it was, and nothing beside it', async () => {
+    const out = join(dir, 'stopped.wav');
+    writeFileSync(out, 'the take before');
+    let hark: ChildProcess | undefined;
+    const result = await againstServer(
+      (_req, res) => {
+        sseHeaders(res);
+        const delta = JSON.stringify({ type: 'speech.audio.delta', audio: Buffer.alloc(3200).toString('base64') });
+        // Half the speech is in when the user presses Ctrl-C; the rest never comes.
+        res.write(`data: ${delta}\n\n`, () => hark?.kill('SIGINT'));
+      },
+      ['say', 'Hello there.', '-o', out],
+      {},
+      (child) => (hark = child),
+    );
+    expect(result.code).toBe(130);
+    expect(readFileSync(out, 'utf8')).toBe('the take before');
+    expect(readdirSync(dir).filter((name) => name.includes('stopped'))).toEqual(['stopped.wav']);
+  });
+
   it('a speech stream that breaks off leaves the earlier file as it was', async () => {
     const out = join(dir, 'earlier.wav');
     writeFileSync(out, 'the earlier take');
