@@ -72,10 +72,13 @@ export function registerTools(program: Command, globals: () => GlobalOptions): v
       const { config, started, close } = await open();
       const signal = AbortSignal.timeout(config.tools.callTimeoutMs);
       try {
+        const names = started.registry.list().map((tool) => tool.name);
+        if (!names.includes(name)) throw new UsageError(`there is no tool named ${name} (known: ${names.join(', ')})`);
         const output = await started.registry.call(name, input, signal);
         process.stdout.write(`${output.text}\n`);
         if (output.isError) process.exitCode = 1;
       } catch (error) {
+        if (error instanceof UsageError) throw error;
         process.stderr.write(`hark: ${name} failed: ${(error as Error).message}\n`);
         process.exitCode = 1;
       } finally {

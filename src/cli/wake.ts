@@ -10,8 +10,10 @@ import { LIVE_DETECTOR } from '../listen/load-wake.js';
 import { OpenWakeWord } from '../listen/openwakeword.js';
 import { VAD_FRAME_SAMPLES } from '../listen/vad.js';
 import { WAKE_SAMPLE_RATE_HZ } from '../listen/wake-features.js';
+import { WakeModelsMissingError } from '../listen/wake-models.js';
 import type { WakeWordDetection, WakeWordScores } from '../pipeline/ports.js';
-import { commandLogger, type GlobalOptions, parseNumber } from './context.js';
+import { commandLogger, type GlobalOptions, parseNumber, UsageError } from './context.js';
+import { checkAudioInput } from './files.js';
 
 interface WakeOptions {
   models?: string;
@@ -61,7 +63,10 @@ class PeaksPerSecond {
 
 export async function scanFile(path: string, config: HarkConfig, options: WakeOptions): Promise<void> {
   const settings = detectorOptions(config, options);
-  const detector = await OpenWakeWord.load(settings);
+  const detector = await OpenWakeWord.load(settings).catch((error: unknown) => {
+    // A model named with --models that is not there is a mistake in how hark was called.
+    throw options.models && error instanceof WakeModelsMissingError ? new UsageError(error.message) : error;
+  });
   const detections: WakeWordDetection[] = [];
   const peaks = new PeaksPerSecond();
   let durationMs = 0;
@@ -166,6 +171,7 @@ export function registerWake(program: Command, globals: () => GlobalOptions): vo
     .option(...thresholdOption)
     .option('--json', 'print detections and per-second peak scores as JSON')
     .action(async (file: string, options: WakeOptions) => {
+      await checkAudioInput(file);
       await scanFile(file, loadConfig({ configPath: globals().config }).config, options);
     });
   wake

@@ -58,6 +58,9 @@ describe('hark CLI', () => {
       [['run', '--input', dir, '-o', precious], /: is a directory, not an audio file/],
       [['say', 'hello', '-o', join(dir, 'nodir', 's.wav')], /nodir\/s\.wav: no such directory/],
       [['demo', '-o', dir], /: is a directory/],
+      [['wake', 'scan', join(dir, 'missing.wav')], /missing\.wav: no such file/],
+      [['wake', 'scan', recording, '--models', 'nosuch'], /unknown wake-word model "nosuch"/],
+      [['tools', 'call', 'nosuch', '{}'], /there is no tool named nosuch \(known: get_time/],
     ];
     for (const [args, message] of cases) {
       const result = await runHark(['--sim', ...args]);
