@@ -46,7 +46,7 @@ describe('hark CLI', () => {
     expect(parsed.text).toContain('seconds of audio');
   });
 
-  it("a file it cannot read or write is a usage mistake named before any work, and leaves the user's files as they were", async () => {
+  it("a file or a name it cannot use is a usage mistake named before any work, and leaves the user's files as they were", async () => {
     const precious = join(dir, 'precious.wav');
     const recording = join(dir, 'recording.wav');
     writeFileSync(precious, "the user's own file");
