@@ -65,6 +65,7 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
         };
         const settings = { chat, service: { ...config.service, ...(options.api ? { api: options.api } : {}) } };
         const history: Message[] = [{ role: 'user', text: words.join(' ') }];
+        if (!words.join('').trim()) throw new UsageError('nothing to ask: the question is empty');
         if (settings.service.api === 'messages' && options.video.length + options.audio.length > 0) {
           throw new UsageError(
             '--video and --audio go to the chat-completions endpoint (--api chat); messages takes images',

@@ -10,6 +10,7 @@ import {
   thinkingEffective,
   type Edition,
 } from '../contract/models.js';
+import { UsageError } from './context.js';
 
 const ENDPOINTS: Endpoint[] = ['chat', 'messages', 'speech', 'transcription'];
 
@@ -54,6 +55,7 @@ export function registerModels(program: Command): void {
     .option('--edition <A|B>', 'only this edition')
     .action((options: { edition?: string }) => {
       const editions = options.edition ? EDITIONS.filter((e) => e === options.edition?.toUpperCase()) : EDITIONS;
-      process.stdout.write(`${modelTable(editions.length ? editions : EDITIONS)}\n`);
+      if (!editions.length) throw new UsageError(`--edition ${options.edition ?? ''}: use ${EDITIONS.join(' or ')}`);
+      process.stdout.write(`${modelTable(editions)}\n`);
     });
 }

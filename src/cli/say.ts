@@ -38,6 +38,7 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
       if (extension !== '.wav' && !FORMATS[extension]) {
         throw new UsageError(`-o ${options.output}: use .wav, .mp3, .opus, .aac or .pcm`);
       }
+      if (!words.join('').trim()) throw new UsageError('nothing to say: the text is empty');
       await checkOutputFile(options.output);
       // Ctrl-C stops the synthesis, and the file it was writing is removed (writeWhole).
       const stop = new AbortController();

@@ -48,6 +48,7 @@ export async function transcribeFile(
   if ((extension === '.wav' || extension === '.mp3') && info.size <= LIMITS.transcription.fileMaxBytes) {
     const bytes = await readFile(path);
     const durationMs = audioDurationMs(extension, bytes);
+    if (durationMs === 0) throw new UsageError(`${path}: holds no audio`);
     if (durationMs !== undefined && durationMs <= LIMITS.transcription.fileMaxDurationMs) {
       const result = await ctx.service.transcription.transcribe(
         {

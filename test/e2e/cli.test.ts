@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readWavInfo } from '../../src/audio/wav-header.js';
+import { pcmToWav, readWavInfo } from '../../src/audio/wav-header.js';
 import { runFfmpeg } from '../../src/audio/ffmpeg.js';
 import { HARK, cleanEnv, runHark } from '../helpers/cli.js';
 import { toneWav } from '../helpers/audio.js';
@@ -51,6 +51,8 @@ describe('hark CLI', () => {
     const recording = join(dir, 'recording.wav');
     writeFileSync(precious, "the user's own file");
     writeFileSync(recording, await readFile(UTTERANCE));
+    const headerOnly = join(dir, 'header.wav');
+    writeFileSync(headerOnly, pcmToWav(new Int16Array(0), 16000));
     const cases: [string[], RegExp][] = [
       [['run', '--input', join(dir, 'missing.wav'), '-o', precious], /missing\.wav: no such file/],
       [['run', '--input', recording, '-o', recording], /recording\.wav: is the input too/],
@@ -61,6 +63,10 @@ describe('hark CLI', () => {
       [['wake', 'scan', join(dir, 'missing.wav')], /missing\.wav: no such file/],
       [['wake', 'scan', recording, '--models', 'nosuch'], /unknown wake-word model "nosuch"/],
       [['tools', 'call', 'nosuch', '{}'], /there is no tool named nosuch \(known: get_time/],
+      [['transcribe', headerOnly], /header\.wav: holds no audio/],
+      [['say', '   ', '-o', join(dir, 'blank.wav')], /nothing to say/],
+      [['chat', ' '], /nothing to ask/],
+      [['models', '--edition', 'Z'], /--edition Z: use A or B/],
     ];
     for (const [args, message] of cases) {
       const result = await runHark(['--sim', ...args]);
