@@ -1,3 +1,4 @@
+import { existsSync, realpathSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { interval, type Subscription } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
@@ -17,6 +18,7 @@ const CATCH_UP_MS = 20;
 export class FilePlayer extends ClockedPlayer {
   private readonly file: WavFileWriter;
   private readonly partial: string;
+  private readonly target: string;
   private finished: Promise<void> | undefined;
   private queue: Buffer[] = [];
   private fileSamples = 0;
@@ -30,7 +32,9 @@ export class FilePlayer extends ClockedPlayer {
     time: Clock = realClock,
   ) {
     super(sampleRateHz, time, !realtime);
-    this.partial = partialPath(path);
+    // A link is followed, as writeWhole does: the file it names is replaced, the link stays.
+    this.target = existsSync(path) ? realpathSync(path) : path;
+    this.partial = partialPath(this.target);
     this.file = new WavFileWriter(this.partial, sampleRateHz);
   }
 
@@ -56,7 +60,7 @@ export class FilePlayer extends ClockedPlayer {
       this.closed = true;
     }
     this.finished ??= this.file.close().then(
-      () => rename(this.partial, this.path),
+      () => rename(this.partial, this.target),
       async (error: unknown) => {
         await rm(this.partial, { force: true });
         throw error;

@@ -51,6 +51,13 @@ export async function checkOutputFile(path: string, input?: string): Promise<voi
   }
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw new UsageError(`${path}: is a directory`);
+  if (existing) {
+    try {
+      await access(path, constants.W_OK);
+    } catch {
+      throw new UsageError(`${path}: is write-protected`);
+    }
+  }
   if (existing && input !== undefined && (await sameFile(path, input))) {
     throw new UsageError(`${path}: is the input too; writing it would destroy the recording`);
   }

@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { rename, rm } from 'node:fs/promises';
+import { realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
  * Writes a file under a temporary name beside it and renames it into place only when `write`
- * succeeded: a failure never leaves a cut or wrong file under the name the user asked for.
+ * succeeded: a failure never leaves a cut or wrong file under the name the user asked for. A
+ * symbolic link is followed: the file it names is replaced, the link stays.
  */
 export async function writeWhole<T>(path: string, write: (partial: string) => Promise<T>): Promise<T> {
-  const partial = partialPath(path);
+  const target = await realpath(path).catch(() => path);
+  const partial = partialPath(target);
   try {
     const result = await write(partial);
-    await rename(partial, path);
+    await rename(partial, target);
     return result;
   } catch (error) {
     await rm(partial, { force: true });

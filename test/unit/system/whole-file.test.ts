@@ -1,0 +1,37 @@
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeWhole } from '../../../src/system/whole-file.js';
+
+describe('writeWhole', () => {
+  it('replaces the file only once it is written, and leaves nothing beside it when writing fails', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hark-whole-'));
+    const path = join(dir, 'reply.wav');
+    writeFileSync(path, 'the earlier take');
+    await expect(
+      writeWhole(path, async (partial) => {
+        await writeFile(partial, 'half a take');
+        throw new Error('the stream broke off');
+      }),
+    ).rejects.toThrow('the stream broke off');
+    expect(readFileSync(path, 'utf8')).toBe('the earlier take');
+    expect(readdirSync(dir)).toEqual(['reply.wav']);
+    await writeWhole(path, (partial) => writeFile(partial, 'the new take'));
+    expect(readFileSync(path, 'utf8')).toBe('the new take');
+    expect(readdirSync(dir)).toEqual(['reply.wav']);
+  });
+
+  it('writes through a symbolic link: the file it names is replaced, the link stays', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hark-whole-'));
+    const target = join(dir, 'takes', 'latest.wav');
+    const link = join(dir, 'reply.wav');
+    mkdirSync(join(dir, 'takes'));
+    writeFileSync(target, 'the earlier take');
+    symlinkSync(target, link);
+    await writeWhole(link, (partial) => writeFile(partial, 'the new take'));
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toBe('the new take');
+  });
+});
