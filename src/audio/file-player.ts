@@ -1,8 +1,7 @@
-import { existsSync, realpathSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { interval, type Subscription } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
-import { partialPath } from '../system/whole-file.js';
+import { wholeFileNames } from '../system/whole-file.js';
 import { ClockedPlayer } from './player.js';
 import { WavFileWriter } from './wav-file.js';
 
@@ -32,9 +31,7 @@ export class FilePlayer extends ClockedPlayer {
     time: Clock = realClock,
   ) {
     super(sampleRateHz, time, !realtime);
-    // A link is followed, as writeWhole does: the file it names is replaced, the link stays.
-    this.target = existsSync(path) ? realpathSync(path) : path;
-    this.partial = partialPath(this.target);
+    ({ target: this.target, partial: this.partial } = wholeFileNames(path));
     this.file = new WavFileWriter(this.partial, sampleRateHz);
   }
 
