@@ -118,7 +118,11 @@ export async function startVoiceLoop(
     loadWakeGate(config, logger, { live: !options.fast }),
     config.tools.enabled ? startTools(config, logger, { ...options.tools, player }) : undefined,
     warmUp(config),
-  ]);
+  ]).catch(async (error: unknown) => {
+    // Nothing was played: an output file is not written, and one already there stays.
+    await player.close(true);
+    throw error;
+  });
   // The transcript's wake phrases count only when the wake word is not heard on the device.
   const listen = { ...config.listen, wakePhrases: wake.engine === 'phrase' ? wake.phrases : [] };
   const earcons = config.audio.earcons ? loadEarcons(player, logger) : silentEarcons;
@@ -162,9 +166,12 @@ export async function startVoiceLoop(
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
       stopping.next();
-      await done.catch(() => undefined);
+      const failed = await done.then(
+        () => false,
+        () => true,
+      );
       await tools?.close();
-      await player.close();
+      await player.close(failed);
       echo.canceller?.close();
       if (wake.engine === 'openwakeword') await wake.detector.close();
       await vad.close();

@@ -1,7 +1,6 @@
-import { rename, rm } from 'node:fs/promises';
 import { interval, type Subscription } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
-import { wholeFileNames } from '../system/whole-file.js';
+import { finishWhole, wholeFile, type WholeFile } from '../system/whole-file.js';
 import { ClockedPlayer } from './player.js';
 import { WavFileWriter } from './wav-file.js';
 
@@ -12,12 +11,11 @@ const CATCH_UP_MS = 20;
  * `--output FILE`: writes what would be played to a WAV. In real time, audio reaches the file
  * as the playback clock plays it, so a stop leaves out exactly what was never heard. The file
  * is written under a hidden name and takes its own when closed: a file already there is
- * replaced only by a finished one.
+ * replaced when the run ends (a Ctrl-C included), not by a run that failed.
  */
 export class FilePlayer extends ClockedPlayer {
   private readonly file: WavFileWriter;
-  private readonly partial: string;
-  private readonly target: string;
+  private readonly whole: WholeFile;
   private finished: Promise<void> | undefined;
   private queue: Buffer[] = [];
   private fileSamples = 0;
@@ -31,8 +29,8 @@ export class FilePlayer extends ClockedPlayer {
     time: Clock = realClock,
   ) {
     super(sampleRateHz, time, !realtime);
-    ({ target: this.target, partial: this.partial } = wholeFileNames(path));
-    this.file = new WavFileWriter(this.partial, sampleRateHz);
+    this.whole = wholeFile(path);
+    this.file = new WavFileWriter(this.whole.partial, sampleRateHz);
   }
 
   protected output(pcm: Buffer): void {
@@ -50,16 +48,17 @@ export class FilePlayer extends ClockedPlayer {
     this.queue = [];
   }
 
-  close(): Promise<void> {
+  /** Puts the file in place; after a failed run, a file already there is left as it was (and this one dropped). */
+  close(failed = false): Promise<void> {
     if (!this.closed) {
       this.catchUp();
       this.catchingUp?.unsubscribe();
       this.closed = true;
     }
     this.finished ??= this.file.close().then(
-      () => rename(this.partial, this.target),
+      () => finishWhole(this.whole, !failed),
       async (error: unknown) => {
-        await rm(this.partial, { force: true });
+        await finishWhole(this.whole, false);
         throw error;
       },
     );

@@ -113,7 +113,8 @@ export abstract class ClockedPlayer {
     this.silenced();
   }
 
-  abstract close(): Promise<void>;
+  /** Ends playback and releases the device; `failed`: the run failed, and what it wrote need not be kept. */
+  abstract close(failed?: boolean): Promise<void>;
   /** Hands PCM to the device, process or file. */
   protected abstract output(pcm: Buffer): void;
   /** Throws away whatever the device, process or file has not played yet. */

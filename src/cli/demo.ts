@@ -142,13 +142,23 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
           // A failure ends loop.done, which reports it.
           error: () => undefined,
         });
-        await loop.done;
-        if (page) {
-          progress.say(`the status page stays up at ${page.urls[0] ?? ''} (try its voice test); Ctrl-C ends the demo`);
-          await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+        // Ctrl-C during the turn ends it in order: the reply so far is in the file.
+        const interrupt = (): void => void loop.stop().catch(() => undefined);
+        process.once('SIGINT', interrupt);
+        try {
+          await loop.done;
+          process.off('SIGINT', interrupt);
+          if (page) {
+            progress.say(
+              `the status page stays up at ${page.urls[0] ?? ''} (try its voice test); Ctrl-C ends the demo`,
+            );
+            await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+          }
+        } finally {
+          process.off('SIGINT', interrupt);
+          await loop.stop();
+          await page?.close();
         }
-        await loop.stop();
-        await page?.close();
         process.stdout.write(`\nthe spoken reply is in ${output}\n`);
       });
     });

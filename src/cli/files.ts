@@ -1,7 +1,8 @@
 import { constants, type Stats } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { probeAudio } from '../audio/ffmpeg.js';
+import { probeAudio, type AudioProbe } from '../audio/ffmpeg.js';
+import { wholeFile } from '../system/whole-file.js';
 import { UsageError } from './context.js';
 
 /**
@@ -28,11 +29,12 @@ export async function readableFile(path: string, what: string): Promise<Stats> {
   return info;
 }
 
-/** A file ffmpeg can read as audio, or a usage mistake that says why not. */
-export async function checkAudioInput(path: string): Promise<void> {
+/** A file ffmpeg can read as audio (what it found), or a usage mistake that says why not. */
+export async function checkAudioInput(path: string): Promise<AudioProbe> {
   await audioFileStats(path);
   const probe = await probeAudio(path);
   if (!probe.audio) throw new UsageError(`${path}: ffmpeg cannot read it as audio (${probe.problem ?? 'no audio'})`);
+  return probe;
 }
 
 /**
@@ -41,7 +43,9 @@ export async function checkAudioInput(path: string): Promise<void> {
  * would destroy.
  */
 export async function checkOutputFile(path: string, input?: string): Promise<void> {
-  const directory = dirname(resolve(path));
+  // Where it will be written: through a link, beside the file the link names.
+  const { target } = wholeFile(path);
+  const directory = dirname(resolve(target));
   const directoryInfo = await stat(directory).catch(() => undefined);
   if (!directoryInfo?.isDirectory()) throw new UsageError(`${path}: no such directory (${directory})`);
   try {
@@ -49,21 +53,16 @@ export async function checkOutputFile(path: string, input?: string): Promise<voi
   } catch {
     throw new UsageError(`${path}: its directory cannot be written to (${directory})`);
   }
-  const existing = await stat(path).catch(() => undefined);
+  const existing = await stat(target).catch(() => undefined);
   if (existing?.isDirectory()) throw new UsageError(`${path}: is a directory`);
   if (existing) {
     try {
-      await access(path, constants.W_OK);
+      await access(target, constants.W_OK);
     } catch {
       throw new UsageError(`${path}: is write-protected`);
     }
   }
-  if (existing && input !== undefined && (await sameFile(path, input))) {
+  if (existing && input !== undefined && target === (await realpath(input).catch(() => input))) {
     throw new UsageError(`${path}: is the input too; writing it would destroy the recording`);
   }
-}
-
-async function sameFile(a: string, b: string): Promise<boolean> {
-  const [first, second] = await Promise.all([realpath(a).catch(() => a), realpath(b).catch(() => b)]);
-  return first === second;
 }

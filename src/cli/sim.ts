@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import YAML from 'yaml';
 import type { Fault, ReplyScript } from '../sim/script.js';
 import { commandLogger, parseNumber, UsageError, type GlobalOptions } from './context.js';
+import { readableFile } from './files.js';
 
 interface SimCliOptions {
   host: string;
@@ -47,7 +48,7 @@ export function registerSim(program: Command, globals: () => GlobalOptions): voi
         throw new UsageError(`--voice ${options.voice}: use auto, espeak or synthetic`);
       }
       // Read before the server starts: a bad script is a mistake told at once, not a server left running.
-      const script = options.script ? readScript(options.script) : undefined;
+      const script = options.script ? await readScript(options.script) : undefined;
       const logger = commandLogger(globals(), undefined, 'stderr');
       const { startSim } = await import('../sim/server.js');
       const sim = await startSim({
@@ -87,22 +88,21 @@ export function registerSim(program: Command, globals: () => GlobalOptions): voi
 }
 
 /** The script file, or a usage mistake naming it: unreadable, not YAML or JSON, or not a script. */
-function readScript(path: string): ScriptFile {
+async function readScript(path: string): Promise<ScriptFile> {
+  await readableFile(path, 'a script');
   let parsed: unknown;
   try {
-    parsed = YAML.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code ? `cannot be read (${code})` : 'not YAML or JSON';
-    throw new UsageError(`--script ${path}: ${why}`);
+    parsed = YAML.parse(await readFile(path, 'utf8'));
+  } catch {
+    throw new UsageError(`--script ${path}: not YAML or JSON`);
   }
   const known = ['replies', 'transcripts', 'faults'];
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.keys(parsed).length) {
     throw new UsageError(`--script ${path}: expected a mapping with ${known.join(', ')}`);
   }
-  const unknown = Object.keys(parsed).filter((key) => !known.includes(key));
-  if (unknown.length) {
-    throw new UsageError(`--script ${path}: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!known.includes(key)) throw new UsageError(`--script ${path}: unknown ${key} (known: ${known.join(', ')})`);
+    if (!Array.isArray(value)) throw new UsageError(`--script ${path}: ${key} must be a list`);
   }
   return parsed;
 }

@@ -73,7 +73,12 @@ export function registerTools(program: Command, globals: () => GlobalOptions): v
       const signal = AbortSignal.timeout(config.tools.callTimeoutMs);
       try {
         const names = started.registry.list().map((tool) => tool.name);
-        if (!names.includes(name)) throw new UsageError(`there is no tool named ${name} (known: ${names.join(', ')})`);
+        if (!names.includes(name)) {
+          const unknown = `there is no tool named ${name} (known: ${names.join(', ')})`;
+          // With MCP servers configured, the tool may be one a server that did not connect would offer.
+          if (config.tools.mcpServers.length === 0) throw new UsageError(unknown);
+          throw new Error(`${unknown}; if it is an MCP server's, that server may not have connected (see the log)`);
+        }
         const output = await started.registry.call(name, input, signal);
         process.stdout.write(`${output.text}\n`);
         if (output.isError) process.exitCode = 1;

@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { basename, extname } from 'node:path';
 import { decodeStream } from '../audio/decode-stream.js';
-import { probeAudio } from '../audio/ffmpeg.js';
 import { UsageError, type CommandContext, withContext, type GlobalOptions } from './context.js';
 import { audioDurationMs } from '../contract/rules/transcription.js';
 import { LIMITS } from '../contract/limits.js';
@@ -16,7 +15,7 @@ import {
   type LongTranscript,
 } from '../listen/transcribe-long.js';
 import { redact } from '../system/secrets.js';
-import { audioFileStats } from './files.js';
+import { audioFileStats, checkAudioInput } from './files.js';
 import { transcribeProgress } from './progress.js';
 
 const RATE_HZ = 16000;
@@ -63,8 +62,7 @@ export async function transcribeFile(
       return { text: result.text, parts: [result.text], chunks: [chunk], complete: true };
     }
   }
-  const probe = await probeAudio(path);
-  if (!probe.audio) throw new UsageError(`${path}: ffmpeg cannot read it as audio (${probe.problem ?? 'no audio'})`);
+  const probe = await checkAudioInput(path);
   ctx.logger.info('transcribe.converting', { file: path, reason: 'not a WAV/MP3 within 30 s and 10 MB' });
   const long = probe.durationMs === undefined || probe.durationMs > PROGRESS_FROM_MS;
   const progress = long ? transcribeProgress(process.stderr, probe.durationMs, () => performance.now()) : undefined;
@@ -130,17 +128,19 @@ export function registerTranscribe(program: Command, globals: () => GlobalOption
       // chunk, and a long transcription has to fit a 1 GB Pi (npm run bench -- transcribe-memory).
       setFlagsFromString('--liftoff-only');
       await withContext(globals(), 'stderr', async (ctx) => {
-        // Ctrl-C ends a long transcription with what was transcribed so far printed, not lost.
+        // Ctrl-C (or SIGTERM) ends a long transcription with what was transcribed so far printed, not lost.
         const stop = new AbortController();
         const interrupt = (): void => stop.abort();
         process.once('SIGINT', interrupt);
-        const result = await transcribeFile(ctx, file, { ...options, signal: stop.signal }).finally(() =>
-          process.off('SIGINT', interrupt),
-        );
+        process.once('SIGTERM', interrupt);
+        const result = await transcribeFile(ctx, file, { ...options, signal: stop.signal }).finally(() => {
+          process.off('SIGINT', interrupt);
+          process.off('SIGTERM', interrupt);
+        });
         const printed = options.json ? JSON.stringify(asJson(result), null, 2) : result.text;
         process.stdout.write(`${redact(printed)}\n`);
-        if (stop.signal.aborted) {
-          process.stderr.write('hark: stopped (Ctrl-C); what was transcribed is printed, the rest marked\n');
+        if (stop.signal.aborted && !result.complete) {
+          process.stderr.write('hark: stopped; what was transcribed is printed, the rest marked\n');
           process.exitCode = 130;
           return;
         }

@@ -1,4 +1,5 @@
 import YAML from 'yaml';
+import { z } from 'zod';
 import { configSchema, defaultConfig } from './schema.js';
 
 /** HARK_* variables that are not config options: secrets, the config file, ffmpeg, and the tests' and benchmarks' own. */
@@ -68,11 +69,18 @@ function parseValue(raw: string, entry: { path: string[]; sample: unknown }): un
   }
 }
 
-/** Whether the option accepts a line of text, as the schema itself answers with every other option at its default. */
+/** Whether the option accepts a line of text, as its own schema answers (rules across options apart). */
 function takesText(path: readonly string[]): boolean {
-  const probe = defaultConfig() as unknown as Record<string, unknown>;
-  let node = probe;
-  for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
-  node[path.at(-1) as string] = 'some text';
-  return configSchema.safeParse(probe).success;
+  let node: unknown = configSchema;
+  for (const key of path) node = objectIn(node)?.shape[key];
+  return node instanceof z.ZodType && node.safeParse('some text').success;
+}
+
+/** The object schema inside a section's wrappers (default, prefault, optional, nullable). */
+function objectIn(schema: unknown): z.ZodObject | undefined {
+  let node = schema;
+  while (node instanceof z.ZodType && !(node instanceof z.ZodObject)) {
+    node = (node.def as { innerType?: unknown }).innerType;
+  }
+  return node instanceof z.ZodObject ? node : undefined;
 }

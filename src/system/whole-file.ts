@@ -1,34 +1,69 @@
 import { randomBytes } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { chmod, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+
+/** A file being written under a hidden name (`partial`) beside where it goes (`target`). */
+export interface WholeFile {
+  target: string;
+  partial: string;
+}
 
 /**
  * Writes a file under a temporary name beside it and renames it into place only when `write`
  * succeeded: a failure never leaves a cut or wrong file under the name the user asked for.
  */
 export async function writeWhole<T>(path: string, write: (partial: string) => Promise<T>): Promise<T> {
-  const { target, partial } = wholeFileNames(path);
+  const file = wholeFile(path);
+  let result: T;
   try {
-    const result = await write(partial);
+    result = await write(file.partial);
+  } catch (error) {
+    await finishWhole(file, false);
+    throw error;
+  }
+  await finishWhole(file, true);
+  return result;
+}
+
+/**
+ * Where a file asked for as `path` goes, and the hidden name beside it to write it under until
+ * it is complete. A symbolic link is followed (even to a file not there yet): the file it names
+ * is replaced, the link stays.
+ */
+export function wholeFile(path: string): WholeFile {
+  const target = linkTarget(path);
+  return { target, partial: join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.partial`) };
+}
+
+/**
+ * Puts the finished file in place (with the mode of the file it replaces), or, when it is not
+ * to be kept, removes it: either way nothing is left under the hidden name.
+ */
+export async function finishWhole({ target, partial }: WholeFile, keep: boolean): Promise<void> {
+  if (!keep) {
+    await rm(partial, { force: true });
+    return;
+  }
+  try {
+    const replaced = await stat(target).catch(() => undefined);
+    if (replaced) await chmod(partial, replaced.mode & 0o7777);
     await rename(partial, target);
-    return result;
   } catch (error) {
     await rm(partial, { force: true });
     throw error;
   }
 }
 
-/**
- * Where a file asked for as `path` goes, and the hidden name beside it to write it under until
- * it is complete. A symbolic link is followed: the file it names is replaced, the link stays.
- */
-export function wholeFileNames(path: string): { target: string; partial: string } {
-  let target = path;
+function linkTarget(path: string): string {
   try {
-    target = realpathSync(path);
+    return realpathSync(path);
   } catch {
-    // Not there yet (or a link to nothing): written as named.
+    try {
+      // A link to a file not there yet: the file is made where the link points.
+      return lstatSync(path).isSymbolicLink() ? resolve(dirname(path), readlinkSync(path)) : path;
+    } catch {
+      return path;
+    }
   }
-  return { target, partial: join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.partial`) };
 }

@@ -97,8 +97,11 @@ describe('hark CLI', () => {
   it('sim refuses a script or voice it cannot use, at once, instead of serving without it', async () => {
     const notes = join(dir, 'notes.txt');
     writeFileSync(notes, 'just some words');
+    const numbers = join(dir, 'numbers.yaml');
+    writeFileSync(numbers, 'replies: 5\n');
     const cases: [string[], RegExp][] = [
-      [['--script', join(dir, 'missing.yaml')], /--script .*missing\.yaml: no such file/],
+      [['--script', join(dir, 'missing.yaml')], /missing\.yaml: no such file/],
+      [['--script', numbers], /--script .*numbers\.yaml: replies must be a list/],
       [['--script', notes], /--script .*notes\.txt: expected a mapping with replies, transcripts, faults/],
       [['--voice', 'bogus'], /--voice bogus: use auto, espeak or synthetic/],
     ];

@@ -128,13 +128,16 @@ describe('FilePlayer', () => {
     expect(wav.subarray(info.dataOffset).equals(ramp)).toBe(true);
   });
 
-  it('replaces a file already there only with a finished one', async () => {
+  it('replaces a file already there when the run ends, and leaves it as it was when the run failed', async () => {
     const path = join(dir, 'kept.wav');
     writeFileSync(path, 'an older file');
-    const player = new FilePlayer(path, 24000, false);
-    player.write(pcm(500, 24000));
+    const failed = new FilePlayer(path, 24000, false);
+    failed.write(pcm(500, 24000));
+    await failed.close(true);
     expect(readFileSync(path, 'utf8')).toBe('an older file');
-    await player.close();
+    const ended = new FilePlayer(path, 24000, false);
+    ended.write(pcm(500, 24000));
+    await ended.close();
     expect(readWavInfo(readFileSync(path)).durationMs).toBeCloseTo(500, 0);
     expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
   });

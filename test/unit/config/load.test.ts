@@ -254,8 +254,11 @@ describe('loadConfig', () => {
         HARK_SPEECH_VOICE: '# narrator',
         HARK_TRANSCRIPTION_LANGUAGE: 'no',
         HARK_CHAT_EFFORT: 'high',
+        HARK_VOICE_REFERENCE: '/srv/voice.wav',
+        HARK_VOICE_REFERENCE_TEXT: 'Note: this is me',
       },
     });
+    expect(config.voice.referenceText).toBe('Note: this is me');
     expect(config.speech.instructions).toBe('Warm and slow: like a radio host');
     expect(config.speech.voice).toBe('# narrator');
     expect(config.transcription.language).toBe('no');

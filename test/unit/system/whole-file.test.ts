@@ -1,4 +1,13 @@
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,5 +42,18 @@ describe('writeWhole', () => {
     await writeWhole(link, (partial) => writeFile(partial, 'the new take'));
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readFileSync(target, 'utf8')).toBe('the new take');
+  });
+
+  it('makes the file a link names when it is not there yet, and keeps the mode of a file it replaces', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hark-whole-'));
+    const link = join(dir, 'reply.wav');
+    symlinkSync(join(dir, 'first.wav'), link);
+    await writeWhole(link, (partial) => writeFile(partial, 'the first take'));
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, 'first.wav'), 'utf8')).toBe('the first take');
+    const privateTake = join(dir, 'private.wav');
+    writeFileSync(privateTake, 'mine alone', { mode: 0o600 });
+    await writeWhole(privateTake, (partial) => writeFile(partial, 'still mine alone'));
+    expect(statSync(privateTake).mode & 0o777).toBe(0o600);
   });
 });
