@@ -9,7 +9,7 @@ import { startVoiceLoop } from '../app/voice-loop.js';
 import { describeVoice } from '../app/configured-voice.js';
 import { openWebPage } from '../app/web-page.js';
 import { withContext, type GlobalOptions } from './context.js';
-import { checkOutputFile } from './files.js';
+import { checkOutputFile, keptBy } from './files.js';
 
 const DEMO_INPUT = join(PACKAGE_ROOT, 'assets', 'demo', 'question.wav');
 const DEMO_TRANSCRIPT = join(PACKAGE_ROOT, 'assets', 'demo', 'question.txt');
@@ -112,11 +112,11 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
     .option('--web', 'watch it on the status page (web.listen), which stays up after the turn until Ctrl-C')
     .action(async (options: DemoOptions) => {
       const output = resolve(options.output);
-      await checkOutputFile(options.output);
       const progress = new DemoProgress(output);
       progress.say('starting the stand-in service ...');
       await withContext({ ...globals(), sim: true }, 'stderr', async (context) => {
         const { config, service, logger, sim } = context;
+        await checkOutputFile(options.output, keptBy(config, DEMO_INPUT));
         // The stand-in cannot understand speech: it is told what the bundled recording says.
         sim?.script.transcript(readFileSync(DEMO_TRANSCRIPT, 'utf8').trim());
         const page = options.web ? await openWebPage(config, { ...context, voice: describeVoice(config) }) : undefined;

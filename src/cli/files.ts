@@ -2,6 +2,7 @@ import { constants, type Stats } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { probeAudio, type AudioProbe } from '../audio/ffmpeg.js';
+import type { HarkConfig } from '../config/schema.js';
 import { wholeFile } from '../system/whole-file.js';
 import { UsageError } from './context.js';
 
@@ -37,12 +38,18 @@ export async function checkAudioInput(path: string): Promise<AudioProbe> {
   return probe;
 }
 
+/** A file the command must not write over, and what it is to the user ("the input"). */
+export interface KeptFile {
+  path: string | null | undefined;
+  what: string;
+}
+
 /**
  * A file that can be written where it is asked for: its directory exists and may be written to,
- * it is no directory itself, and it is not the file the command reads (`input`), which writing
- * would destroy.
+ * it is no directory itself, and it is none of the files it must not destroy (`kept`: the
+ * recording it reads, the voice clip it speaks with).
  */
-export async function checkOutputFile(path: string, input?: string): Promise<void> {
+export async function checkOutputFile(path: string, kept: KeptFile[] = []): Promise<void> {
   // Where it will be written: through a link, beside the file the link names.
   const { target } = wholeFile(path);
   const directory = dirname(resolve(target));
@@ -62,7 +69,18 @@ export async function checkOutputFile(path: string, input?: string): Promise<voi
       throw new UsageError(`${path}: is write-protected`);
     }
   }
-  if (existing && input !== undefined && target === (await realpath(input).catch(() => input))) {
-    throw new UsageError(`${path}: is the input too; writing it would destroy the recording`);
+  if (!existing) return;
+  for (const { path: keep, what } of kept) {
+    if (keep && target === (await realpath(keep).catch(() => keep))) {
+      throw new UsageError(`${path}: is ${what}; writing it would destroy it`);
+    }
   }
+}
+
+/** What a command that writes audio must not write over: the recording it reads, the voice clip it speaks with. */
+export function keptBy(config: HarkConfig, input?: string): KeptFile[] {
+  return [
+    { path: input, what: 'the input' },
+    { path: config.voice.reference, what: 'the voice clip (voice.reference)' },
+  ];
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { runDaemon } from '../app/daemon.js';
 import { withContext, type GlobalOptions } from './context.js';
-import { checkAudioInput, checkOutputFile } from './files.js';
+import { checkAudioInput, checkOutputFile, keptBy } from './files.js';
 
 interface RunOptions {
   input?: string;
@@ -23,7 +23,9 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     )
     .action(async (options: RunOptions) => {
       if (options.input) await checkAudioInput(options.input);
-      if (options.output) await checkOutputFile(options.output, options.input);
-      await withContext(globals(), 'stdout', (context) => runDaemon(context, options));
+      await withContext(globals(), 'stdout', async (context) => {
+        if (options.output) await checkOutputFile(options.output, keptBy(context.config, options.input));
+        await runDaemon(context, options);
+      });
     });
 }

@@ -7,7 +7,7 @@ import { LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
 import { configuredReference, speechRequest } from '../app/configured-voice.js';
 import { writeWhole } from '../system/whole-file.js';
 import { UsageError, parseNumber, withContext, type GlobalOptions } from './context.js';
-import { checkOutputFile } from './files.js';
+import { checkOutputFile, keptBy } from './files.js';
 
 interface SayOptions {
   output: string;
@@ -39,13 +39,13 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
         throw new UsageError(`-o ${options.output}: use .wav, .mp3, .opus, .aac or .pcm`);
       }
       if (!words.join('').trim()) throw new UsageError('nothing to say: the text is empty');
-      await checkOutputFile(options.output);
       // Ctrl-C stops the synthesis, and the file it was writing is removed (writeWhole).
       const stop = new AbortController();
       const interrupt = (): void => stop.abort();
       process.once('SIGINT', interrupt);
       process.once('SIGTERM', interrupt);
       await withContext(globals(), 'stderr', async ({ config, service, logger }) => {
+        await checkOutputFile(options.output, keptBy(config));
         const signal = stop.signal;
         const speech = {
           ...config.speech,

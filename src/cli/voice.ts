@@ -4,6 +4,7 @@ import { servicePorts } from '../app/service-ports.js';
 import { createPlayer } from '../app/voice-loop.js';
 import { VOICE_SAMPLE, configuredReference, describeVoice } from '../app/configured-voice.js';
 import { withContext, type GlobalOptions } from './context.js';
+import { checkOutputFile, keptBy } from './files.js';
 
 export function registerVoice(program: Command, globals: () => GlobalOptions): void {
   const voice = program.command('voice').description('the voice hark speaks with');
@@ -14,6 +15,7 @@ export function registerVoice(program: Command, globals: () => GlobalOptions): v
     .option('-o, --output <file>', 'write it to a WAV instead of playing it')
     .action(async (words: string[], options: { output?: string }) => {
       await withContext(globals(), 'stderr', async ({ config, service, logger }) => {
+        if (options.output) await checkOutputFile(options.output, keptBy(config));
         const clone = await configuredReference(config, logger);
         const text = words.length ? words.join(' ') : VOICE_SAMPLE;
         process.stderr.write(`speaking with ${describeVoice(config, clone)}: "${text}"\n`);

@@ -55,7 +55,7 @@ describe('hark CLI', () => {
     writeFileSync(headerOnly, pcmToWav(new Int16Array(0), 16000));
     const cases: [string[], RegExp][] = [
       [['run', '--input', join(dir, 'missing.wav'), '-o', precious], /missing\.wav: no such file/],
-      [['run', '--input', recording, '-o', recording], /recording\.wav: is the input too/],
+      [['run', '--input', recording, '-o', recording], /recording\.wav: is the input; writing it would destroy it/],
       [['run', '--input', recording, '-o', join(dir, 'nodir', 'x.wav')], /nodir\/x\.wav: no such directory/],
       [['run', '--input', dir, '-o', precious], /: is a directory, not an audio file/],
       [['say', 'hello', '-o', join(dir, 'nodir', 's.wav')], /nodir\/s\.wav: no such directory/],
@@ -73,6 +73,17 @@ describe('hark CLI', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    const clip = { HARK_VOICE_REFERENCE: recording, HARK_VOICE_REFERENCE_TEXT: 'What I said in the recording.' };
+    for (const args of [
+      ['say', 'hello', '-o', recording],
+      ['voice', 'test', '-o', recording],
+    ]) {
+      const result = await runHark(['--sim', ...args], { env: cleanEnv(clip) });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(
+        /recording\.wav: is the voice clip \(voice\.reference\); writing it would destroy it/,
+      );
     }
     expect(await readFile(precious, 'utf8')).toBe("the user's own file");
     expect(await readFile(recording)).toEqual(await readFile(UTTERANCE));
