@@ -54,7 +54,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const origins = new Map<string, string>();
   for (const layer of layers) mergeInto(merged, layer.values, layer.source, origins, []);
   const baseUrl = valueAt(merged, ['service', 'baseUrl']);
-  if (typeof baseUrl === 'string') registerSecret(urlPassword(baseUrl));
+  if (typeof baseUrl === 'string') urlPasswords(baseUrl).forEach(registerSecret);
   const result = configSchema.safeParse(merged);
   if (!result.success) {
     const defaults = defaultConfig();
@@ -71,13 +71,13 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   return { config: result.data, sources: layers.map((l) => l.source), apiKey, webToken };
 }
 
-/** The password of a URL with credentials (`https://user:password@host`), as written and decoded. */
-export function urlPassword(url: string): string | undefined {
+/** The password of a URL with credentials (`https://user:password@host`), as written (percent-encoded) and decoded. */
+export function urlPasswords(url: string): string[] {
   try {
     const password = new URL(url).password;
-    return password ? decodeURIComponent(password) : undefined;
+    return password ? [password, decodeURIComponent(password)] : [];
   } catch {
-    return undefined;
+    return [];
   }
 }
 

@@ -227,6 +227,12 @@ describe('loadConfig', () => {
     expect(problem).not.toContain('page-token-in-yaml');
   });
 
+  it('scrubs a password in the service URL as written and as decoded', () => {
+    loadConfig({ env: { ...bare, HARK_SERVICE_BASE_URL: 'http://me:open%41sesame@127.0.0.1:9/' } });
+    expect(redact('cannot reach http://me:open%41sesame@127.0.0.1:9/')).toBe('cannot reach http://me:***@127.0.0.1:9/');
+    expect(redact('the password openAsesame')).toBe('the password ***');
+  });
+
   it('listens for the status page on loopback by default, and refuses an address that is no host:port', () => {
     expect(loadConfig({ env: bare }).config.web).toEqual({ enabled: true, listen: '127.0.0.1:8790' });
     expect(loadConfig({ env: { ...bare, HARK_WEB_LISTEN: '[::]:0' } }).config.web.listen).toBe('[::]:0');
