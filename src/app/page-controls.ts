@@ -51,7 +51,7 @@ export function pageControls(
       }
       const text = asked ?? VOICE_SAMPLE;
       const { player } = started;
-      const failedBefore = player.lastFailure;
+      const failedBefore = player.timesFailed;
       const before = player.writtenSamples();
       testing = true;
       started.mute(true);
@@ -63,8 +63,8 @@ export function pageControls(
         testing = false;
         started.mute(muted);
       }
-      if (player.lastFailure !== failedBefore && player.lastFailure) {
-        throw new Error(`playback failed: ${player.lastFailure}`);
+      if (player.timesFailed !== failedBefore) {
+        throw new Error(`playback failed: ${player.lastFailure ?? 'unknown'}`);
       }
       const playedMs = Math.round(((player.writtenSamples() - before) / player.sampleRateHz) * 1000);
       const result = { text, voice: setup.voice, playedMs, player: String(started.about.output) };

@@ -72,14 +72,14 @@ export class CommandPlayer extends ClockedPlayer {
     child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-500)));
     child.stdin?.on('error', () => undefined);
     child.on('error', (error) => {
-      this.lastFailure = `${command}: ${error.message}`;
+      this.failed(`${command}: ${error.message}`);
       this.logger.error('player.failed', { command, error: error.message });
     });
     child.on('close', (code, signal) => {
       if (this.child === child) this.child = undefined;
       if (code !== 0 && signal !== 'SIGKILL') {
         const why = lastWords(stderr);
-        this.lastFailure = `${command} exited with ${code ?? signal}${why ? `: ${why}` : ''}`;
+        this.failed(`${command} exited with ${code ?? signal}${why ? `: ${why}` : ''}`);
         this.logger.error('player.exited', { command, code, signal, stderr: why });
       }
     });

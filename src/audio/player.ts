@@ -25,7 +25,9 @@ export abstract class ClockedPlayer {
   /** The device is being opened: nothing sounds yet, so the clock waits for it. */
   private deviceOpening = false;
   /** Why playback last failed (a player that could not start, exited with an error, or died), if it did. */
-  lastFailure: string | undefined;
+  private failure: string | undefined;
+  /** How many times playback has failed: a new failure in the same words counts too. */
+  timesFailed = 0;
   /** hark's own output level, 0..1, applied to what is written from now on (the volume when no mixer can be used). */
   gain = 1;
   /** How long the device goes on sounding after a stop or a pause: what it had handed on already, ms. */
@@ -38,6 +40,10 @@ export abstract class ClockedPlayer {
     instant = false,
   ) {
     this.clock = new PlaybackClock(sampleRateHz, instant, () => time.now());
+  }
+
+  get lastFailure(): string | undefined {
+    return this.failure;
   }
 
   /** Tells `listener` everything that will sound and when, from now on. */
@@ -117,6 +123,12 @@ export abstract class ClockedPlayer {
   abstract close(failed?: boolean): Promise<void>;
   /** Hands PCM to the device, process or file. */
   protected abstract output(pcm: Buffer): void;
+
+  /** Playback failed, for this reason. */
+  protected failed(why: string): void {
+    this.failure = why;
+    this.timesFailed++;
+  }
   /** Throws away whatever the device, process or file has not played yet. */
   protected abstract discard(): void;
 

@@ -145,7 +145,7 @@ export class SpeakerPlayer extends ClockedPlayer {
       if (code === 0 || signal === 'SIGKILL') return;
       if (code === SPEAKER_UNAVAILABLE) {
         this.unavailable = true;
-        this.lastFailure = lastWords(stderr) || 'the speaker module is not installed';
+        this.failed(lastWords(stderr) || 'the speaker module is not installed');
         this.logger.error('player.unavailable', {
           player: 'speaker',
           error: this.lastFailure,
@@ -156,7 +156,7 @@ export class SpeakerPlayer extends ClockedPlayer {
       this.failures = this.time.now() - startedAt < QUICK_DEATH_MS ? this.failures + 1 : 1;
       const backoffMs = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.failures - 1));
       this.retryAfterMs = this.time.now() + backoffMs;
-      this.lastFailure = speakerDeath(code, signal, stderr);
+      this.failed(speakerDeath(code, signal, stderr));
       this.logger.error('player.host_exited', { code, signal, error: this.lastFailure, retryInMs: backoffMs });
     });
     this.host = host;
