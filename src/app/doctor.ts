@@ -10,6 +10,7 @@ import { findOnPath } from '../system/find-on-path.js';
 import { checkCapture, checkPlaybackDevices, checkPlayer } from './doctor-audio.js';
 import { fail, note, ok, skip, type CheckResult } from './doctor-result.js';
 import { checkWakeWord } from './wake-check.js';
+import { exposureProblem } from '../web/access.js';
 
 export type { CheckResult } from './doctor-result.js';
 
@@ -163,7 +164,12 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
     return results;
   }
   const { config } = input.loaded;
-  results.push(ok('config', `valid (${input.loaded.sources.join(' <- ')})`));
+  const pageProblem = config.web.enabled ? exposureProblem(config.web.listen, input.loaded.webToken) : undefined;
+  results.push(
+    pageProblem
+      ? fail('config', pageProblem, 'the status page would not start, and with it `hark run`')
+      : ok('config', `valid (${input.loaded.sources.join(' <- ')})`),
+  );
   results.push(checkRecorder(config.audio.recorder));
   results.push(input.running?.capture ?? (await checkCapture(config)));
   results.push(checkPlaybackDevices());

@@ -29,7 +29,7 @@ export interface WebPage {
  */
 export async function openWebPage(config: HarkConfig, setup: ControlsSetup): Promise<WebPage | undefined> {
   const { loaded, logger } = setup;
-  const problem = exposureProblem(config.web.listen, loaded.webToken);
+  const problem = webPageProblem(config, loaded.webToken);
   if (problem) throw new ConfigError([problem]);
   const state = new PageState({
     version: packageVersion(),
@@ -100,4 +100,9 @@ function whyNotListening(error: NodeJS.ErrnoException, listen: string): string {
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: string };
   return manifest.version ?? 'unknown';
+}
+
+/** Why the status page, as configured, would refuse to start (`run` stops with exit 2 then), if it would. */
+export function webPageProblem(config: HarkConfig, webToken: string | undefined): string | undefined {
+  return exposureProblem(config.web.listen, webToken);
 }

@@ -5,6 +5,8 @@ import { loadConfig, maskUrlPassword } from '../config/load.js';
 import { maskSecret, redact } from '../system/secrets.js';
 import { configuredReference } from '../app/configured-voice.js';
 import { commandLogger, type GlobalOptions } from './context.js';
+import { ConfigError } from '../config/errors.js';
+import { webPageProblem } from '../app/web-page.js';
 
 export function registerConfig(program: Command, globals: () => GlobalOptions): void {
   const config = program.command('config').description('check or show the effective configuration');
@@ -13,6 +15,9 @@ export function registerConfig(program: Command, globals: () => GlobalOptions): 
     .description('validate the configuration (and prepare the voice clip); exit 2 on any problem')
     .action(async () => {
       const loaded = loadConfig({ configPath: globals().config });
+      // The page is served by `run` from the microphone (and with --web): it would refuse to start.
+      const pageProblem = loaded.config.web.enabled ? webPageProblem(loaded.config, loaded.webToken) : undefined;
+      if (pageProblem) throw new ConfigError([pageProblem]);
       await configuredReference(loaded.config, commandLogger(globals(), loaded.config, 'stderr'));
       process.stdout.write(
         `configuration OK\n  read: ${loaded.sources.join(' <- ')}\n  API key: ${loaded.apiKey ? 'set' : 'NOT SET (HARK_API_KEY or a credential named hark-api-key)'}\n`,

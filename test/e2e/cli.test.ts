@@ -123,6 +123,17 @@ describe('hark CLI', () => {
     }
   });
 
+  it('config check refuses a status page other machines could reach without a token, as run would', async () => {
+    const result = await runHark(['config', 'check'], { env: cleanEnv({ HARK_WEB_LISTEN: '0.0.0.0:18795' }) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/web\.listen: 0\.0\.0\.0:18795 can be reached from other machines/);
+    const short = await runHark(['config', 'check'], {
+      env: cleanEnv({ HARK_WEB_LISTEN: '0.0.0.0:18795', HARK_WEB_TOKEN: 'short' }),
+    });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/HARK_WEB_TOKEN is too short/);
+  });
+
   it('models lists both editions', async () => {
     const result = await runHark(['models']);
     expect(result.stdout).toMatch(/^A +Ring-2\.6-1T +chat, messages +- +yes/m);
