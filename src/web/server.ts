@@ -113,6 +113,10 @@ async function handle(
   files: StaticFiles,
   loopback: boolean,
 ): Promise<void> {
+  // A request target no URL can be made of (`GET http://[::1/`) is the client's mistake.
+  if (!URL.canParse(request.url ?? '/', 'http://page.invalid')) {
+    return send(response, 400, { error: 'the request target is no URL' });
+  }
   const url = new URL(request.url ?? '/', 'http://page.invalid');
   const verdict = judge(request, url, options.token, loopback);
   if (!verdict.allowed) return send(response, verdict.status, { error: verdict.why });

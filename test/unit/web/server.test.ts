@@ -108,6 +108,9 @@ describe('the status page server', () => {
     expect((await call(port, '/app.js')).status).toBe(200);
     expect((await call(port, '/../package.json')).status).toBe(404);
     expect((await call(port, '/config/default.yaml')).status).toBe(404);
+    const noUrl = await call(port, 'http://[::1/api/state');
+    expect(noUrl.status).toBe(400);
+    expect(noUrl.body).toMatch(/the request target is no URL/);
   });
 
   it('with a token: 401 without it or with a wrong one; the right one as Bearer, or once in the address (then a cookie)', async () => {
