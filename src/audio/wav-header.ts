@@ -86,12 +86,15 @@ export function readPcm16Mono(bytes: Uint8Array): { pcm: Buffer; sampleRateHz: n
   return { pcm, sampleRateHz: info.sampleRateHz };
 }
 
+/** The length of the header wavHeader makes; its data size is at byte 40. */
+export const WAV_HEADER_BYTES = 44;
+
 /**
  * A 44-byte header for 16-bit little-endian PCM, for WAVs built in memory (an utterance for
  * transcription, a reference clip for a data URL): synchronous, where `wav`'s Writer is a stream.
  */
 export function wavHeader(dataBytes: number, sampleRateHz: number, channels = 1, bitsPerSample = 16): Buffer {
-  const header = Buffer.alloc(44);
+  const header = Buffer.alloc(WAV_HEADER_BYTES);
   const blockAlign = channels * (bitsPerSample / 8);
   header.write('RIFF', 0, 'ascii');
   header.writeUInt32LE(36 + dataBytes, 4);

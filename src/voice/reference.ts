@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { decodeFileToPcm } from '../audio/ffmpeg.js';
 import { dataUrl } from '../audio/data-url.js';
 import { rms, samplesOf } from '../audio/pcm.js';
-import { pcmToWav, readPcm16Mono } from '../audio/wav-header.js';
+import { WAV_HEADER_BYTES, pcmToWav, readPcm16Mono } from '../audio/wav-header.js';
+import { writeWhole } from '../system/whole-file.js';
 import { quietestCut } from '../listen/long-audio.js';
 import { LIMITS, secondsAgainst } from '../contract/limits.js';
 import { referenceAudioProblem } from '../contract/rules/speech.js';
@@ -55,11 +57,12 @@ export async function prepareReference(
   const source = readClip(path);
   const key = createHash('sha256').update(source).update(`|${REFERENCE_RATE_HZ}|v1`).digest('hex').slice(0, 32);
   const cachedAt = join(cacheDir, `reference-${key}.wav`);
-  const fromCache = existsSync(cachedAt);
+  const cached = readCached(cachedAt);
+  const fromCache = cached !== undefined;
   let samples: Int16Array;
   let trimmedFromMs: number | undefined;
-  if (fromCache) {
-    samples = samplesOf(readPcm16Mono(readFileSync(cachedAt)).pcm);
+  if (cached) {
+    samples = cached;
   } else {
     let decoded: Int16Array;
     try {
@@ -85,11 +88,18 @@ export async function prepareReference(
     throw new ReferenceClipError(
       `voice.reference ${path}: ${problem.limit}${problem.actual ? ` (got ${problem.actual})` : ''}`,
     );
-  if (!fromCache) {
-    mkdirSync(cacheDir, { recursive: true });
-    writeFileSync(cachedAt, wav);
-  }
   const warnings: string[] = [];
+  if (!fromCache) {
+    try {
+      mkdirSync(cacheDir, { recursive: true });
+      await writeWhole(cachedAt, (partial) => writeFile(partial, wav));
+    } catch (error) {
+      // The clip is fine; only the next start will convert it again.
+      warnings.push(
+        `the clip could not be cached in ${cacheDir} (${(error as Error).message}): it is converted at every start`,
+      );
+    }
+  }
   if (trimmedFromMs !== undefined) {
     warnings.push(
       `the clip was ${(trimmedFromMs / 1000).toFixed(1)} s and is trimmed to ${(durationMs / 1000).toFixed(1)} s: voice.referenceText must be the transcript of that first part only`,
@@ -101,6 +111,18 @@ export async function prepareReference(
     );
   }
   return { reference, durationMs, speechMs, trimmedFromMs, cachedAt, fromCache, warnings };
+}
+
+/** The cached clip, or undefined when there is none or it is not whole (cut short, damaged): then it is made again. */
+function readCached(path: string): Int16Array | undefined {
+  try {
+    const bytes = readFileSync(path);
+    // Written by pcmToWav: a 44-byte header whose data size is the rest of the file.
+    if (bytes.length < WAV_HEADER_BYTES || bytes.readUInt32LE(40) !== bytes.length - WAV_HEADER_BYTES) return undefined;
+    return samplesOf(readPcm16Mono(bytes).pcm);
+  } catch {
+    return undefined;
+  }
 }
 
 function readClip(path: string): Buffer {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +74,23 @@ describe('prepareReference', () => {
     expect(first.fromCache).toBe(false);
     expect(second.fromCache).toBe(true);
     expect(second.reference.audio).toBe(first.reference.audio);
+  });
+
+  it('makes the cache again when it was cut short, and goes on with a warning when it cannot be written', async () => {
+    const first = await prepareReference(clip('speech.flac'), TEXT, join(dir, 'cache-3'));
+    const bytes = readFileSync(first.cachedAt);
+    writeFileSync(first.cachedAt, bytes.subarray(0, bytes.length / 2));
+    const again = await prepareReference(clip('speech.flac'), TEXT, join(dir, 'cache-3'));
+    expect(again.fromCache).toBe(false);
+    expect(again.durationMs).toBe(first.durationMs);
+    expect(readFileSync(again.cachedAt)).toEqual(bytes);
+    const notADirectory = join(dir, 'cache-file');
+    writeFileSync(notADirectory, 'a file where the cache directory should be');
+    const uncached = await prepareReference(clip('speech.flac'), TEXT, notADirectory);
+    expect(uncached.durationMs).toBe(first.durationMs);
+    expect(uncached.warnings.join(' ')).toMatch(
+      /the clip could not be cached in .*cache-file .*: it is converted at every start/,
+    );
   });
 
   it('warns when there is less speech than clones well', async () => {
