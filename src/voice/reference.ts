@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { decodeFileToPcm } from '../audio/ffmpeg.js';
 import { dataUrl } from '../audio/data-url.js';
 import { rms, samplesOf } from '../audio/pcm.js';
@@ -126,7 +126,12 @@ function readCached(path: string): Int16Array | undefined {
 }
 
 function readClip(path: string): Buffer {
-  if (!existsSync(path)) throw new ReferenceClipError(`voice.reference ${path}: no such file`);
+  if (!existsSync(path)) {
+    const where = isAbsolute(path)
+      ? ''
+      : ` (looked for ${resolve(path)}: a relative path is taken from where hark runs)`;
+    throw new ReferenceClipError(`voice.reference ${path}: no such file${where}`);
+  }
   if (statSync(path).isDirectory())
     throw new ReferenceClipError(`voice.reference ${path}: is a directory, not an audio file`);
   try {

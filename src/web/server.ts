@@ -142,7 +142,10 @@ async function handle(
       return send(response, 200, { lines: controls.log() });
     case 'POST /api/voice-test': {
       const body = await readJson(request);
-      const text = typeof body.text === 'string' && body.text.trim() ? body.text.trim() : undefined;
+      if (body.text !== undefined && typeof body.text !== 'string') {
+        return send(response, 400, { error: 'text: a string, or none for the sample sentence' });
+      }
+      const text = body.text?.trim() || undefined;
       if (text && text.length > VOICE_TEST_MAX_CHARS) {
         return send(response, 400, { error: `text: at most ${VOICE_TEST_MAX_CHARS} characters` });
       }

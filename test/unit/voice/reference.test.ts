@@ -93,6 +93,12 @@ describe('prepareReference', () => {
     );
   });
 
+  it('says where it looked for a clip given by a relative path', async () => {
+    await expect(prepareReference('no-such-clip.wav', TEXT, cache)).rejects.toThrow(
+      /no-such-clip\.wav: no such file \(looked for \/.*no-such-clip\.wav: a relative path is taken from where hark runs\)/,
+    );
+  });
+
   it('warns when there is less speech than clones well', async () => {
     const prepared = await prepareReference(UTTERANCE, TEXT, cache);
     expect(prepared.warnings.join(' ')).toMatch(/10 to 30 s clones a voice best/);

@@ -166,6 +166,9 @@ describe('the status page server', () => {
     expect(JSON.parse(test.body)).toMatchObject({ text: 'hi there', playedMs: 1200 });
     const busy = await call(port, '/api/voice-test', { method: 'POST', headers: json, body: '{"text":"busy"}' });
     expect(busy.status).toBe(409);
+    const notText = await call(port, '/api/voice-test', { method: 'POST', headers: json, body: '{"text":5}' });
+    expect(notText.status).toBe(400);
+    expect(notText.body).toMatch(/text: a string, or none for the sample sentence/);
     expect(calls).toEqual(['stop', 'mute true', 'voice-test hi there', 'voice-test busy']);
   });
 
