@@ -79,7 +79,8 @@ export function judge(request: IncomingMessage, url: URL, token: string | undefi
     if (!same(query, token)) return denied();
     if (request.method !== 'GET' || url.pathname.startsWith('/api/')) return { allowed: true };
     url.searchParams.delete('token');
-    const redirect = `${url.pathname}${url.search}`;
+    // One leading slash: `//evil.example/x` in a Location header is another site.
+    const redirect = `/${url.pathname.replace(/^\/+/, '')}${url.search}`;
     return {
       allowed: true,
       redirect,

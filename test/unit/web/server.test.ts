@@ -121,6 +121,8 @@ describe('the status page server', () => {
     );
     expect((await call(port, '/?token=wrong-token-of-enough-length')).status).toBe(401);
     expect((await call(port, '/api/state', { headers: { Authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    const elsewhere = await call(port, `/.//evil.example/x?token=${TOKEN}`);
+    expect(elsewhere.headers.location).toBe('/evil.example/x');
     const opened = await call(port, `/?token=${TOKEN}`);
     expect(opened.status).toBe(303);
     expect(opened.headers.location).toBe('/');
