@@ -30,9 +30,14 @@ export async function readableFile(path: string, what: string): Promise<Stats> {
   return info;
 }
 
-/** A file ffmpeg can read as audio (what it found), or a usage mistake that says why not. */
-export async function checkAudioInput(path: string): Promise<AudioProbe> {
+/** A file ffmpeg can read as audio, or a usage mistake that says why not. */
+export async function checkAudioInput(path: string): Promise<void> {
   await audioFileStats(path);
+  await probeAudioFile(path);
+}
+
+/** What ffmpeg finds in a file known to be there, or a usage mistake when it finds no audio. */
+export async function probeAudioFile(path: string): Promise<AudioProbe> {
   const probe = await probeAudio(path);
   if (!probe.audio) throw new UsageError(`${path}: ffmpeg cannot read it as audio (${probe.problem ?? 'no audio'})`);
   return probe;
@@ -61,15 +66,13 @@ export async function checkOutputFile(path: string, kept: KeptFile[] = []): Prom
     throw new UsageError(`${path}: its directory cannot be written to (${directory})`);
   }
   const existing = await stat(target).catch(() => undefined);
-  if (existing?.isDirectory()) throw new UsageError(`${path}: is a directory`);
-  if (existing) {
-    try {
-      await access(target, constants.W_OK);
-    } catch {
-      throw new UsageError(`${path}: is write-protected`);
-    }
-  }
   if (!existing) return;
+  if (existing.isDirectory()) throw new UsageError(`${path}: is a directory`);
+  try {
+    await access(target, constants.W_OK);
+  } catch {
+    throw new UsageError(`${path}: is write-protected`);
+  }
   for (const { path: keep, what } of kept) {
     if (keep && target === (await realpath(keep).catch(() => keep))) {
       throw new UsageError(`${path}: is ${what}; writing it would destroy it`);

@@ -8,6 +8,7 @@ import { configuredReference, speechRequest } from '../app/configured-voice.js';
 import { writeWhole } from '../system/whole-file.js';
 import { UsageError, parseNumber, withContext, type GlobalOptions } from './context.js';
 import { checkOutputFile, keptBy } from './files.js';
+import { interruptible } from './interrupt.js';
 
 interface SayOptions {
   output: string;
@@ -40,46 +41,40 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
       }
       if (!words.join('').trim()) throw new UsageError('nothing to say: the text is empty');
       // Ctrl-C stops the synthesis, and the file it was writing is removed (writeWhole).
-      const stop = new AbortController();
-      const interrupt = (): void => stop.abort();
-      process.once('SIGINT', interrupt);
-      process.once('SIGTERM', interrupt);
-      await withContext(globals(), 'stderr', async ({ config, service, logger }) => {
-        await checkOutputFile(options.output, keptBy(config));
-        const signal = stop.signal;
-        const speech = {
-          ...config.speech,
-          ...(options.voice ? { voice: options.voice } : {}),
-          ...(options.instructions ? { instructions: options.instructions } : {}),
-          ...(options.sampleRate ? { sampleRateHz: options.sampleRate as HarkConfig['speech']['sampleRateHz'] } : {}),
-          ...(options.speed ? { speed: options.speed } : {}),
-          ...(options.volume ? { volume: options.volume } : {}),
-          ...(options.pitch ? { pitch: options.pitch } : {}),
-        };
-        // An explicit --voice wins over a configured clone.
-        const clone = options.voice ? undefined : await configuredReference(config, logger);
-        const request = speechRequest(words.join(' '), speech, clone?.reference);
-        const sampleRateHz = request.sample_rate ?? LIMITS.speech.defaultSampleRateHz;
-        // Either way the file appears under its name only when complete: a failure never leaves a cut or wrong file.
-        if (extension === '.wav') {
-          const stream = service.speech.streamSse({ ...request, response_format: 'pcm' }, { signal });
-          const pcm = (async function* () {
-            for await (const event of stream) if (event.type === 'audio') yield event.audio;
-          })();
-          const bytes = await writeWavFile(options.output, sampleRateHz, pcm);
-          logger.info('say.written', { file: options.output, seconds: bytes / 2 / sampleRateHz });
-        } else {
-          // The client refuses a response whose Content-Type is not the requested format (a web page, say).
-          const { audio } = await service.speech.synthesize(
-            { ...request, response_format: FORMATS[extension] },
-            { signal },
-          );
-          await writeWhole(options.output, (partial) => writeFile(partial, audio));
-        }
-        process.stderr.write(`wrote ${options.output}\n`);
-      }).finally(() => {
-        process.off('SIGINT', interrupt);
-        process.off('SIGTERM', interrupt);
-      });
+      await interruptible((signal) =>
+        withContext(globals(), 'stderr', async ({ config, service, logger }) => {
+          await checkOutputFile(options.output, keptBy(config));
+          const speech = {
+            ...config.speech,
+            ...(options.voice ? { voice: options.voice } : {}),
+            ...(options.instructions ? { instructions: options.instructions } : {}),
+            ...(options.sampleRate ? { sampleRateHz: options.sampleRate as HarkConfig['speech']['sampleRateHz'] } : {}),
+            ...(options.speed ? { speed: options.speed } : {}),
+            ...(options.volume ? { volume: options.volume } : {}),
+            ...(options.pitch ? { pitch: options.pitch } : {}),
+          };
+          // An explicit --voice wins over a configured clone.
+          const clone = options.voice ? undefined : await configuredReference(config, logger);
+          const request = speechRequest(words.join(' '), speech, clone?.reference);
+          const sampleRateHz = request.sample_rate ?? LIMITS.speech.defaultSampleRateHz;
+          // Either way the file appears under its name only when complete: a failure never leaves a cut or wrong file.
+          if (extension === '.wav') {
+            const stream = service.speech.streamSse({ ...request, response_format: 'pcm' }, { signal });
+            const pcm = (async function* () {
+              for await (const event of stream) if (event.type === 'audio') yield event.audio;
+            })();
+            const bytes = await writeWavFile(options.output, sampleRateHz, pcm);
+            logger.info('say.written', { file: options.output, seconds: bytes / 2 / sampleRateHz });
+          } else {
+            // The client refuses a response whose Content-Type is not the requested format (a web page, say).
+            const { audio } = await service.speech.synthesize(
+              { ...request, response_format: FORMATS[extension] },
+              { signal },
+            );
+            await writeWhole(options.output, (partial) => writeFile(partial, audio));
+          }
+          process.stderr.write(`wrote ${options.output}\n`);
+        }),
+      );
     });
 }

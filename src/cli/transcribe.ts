@@ -15,7 +15,8 @@ import {
   type LongTranscript,
 } from '../listen/transcribe-long.js';
 import { redact } from '../system/secrets.js';
-import { audioFileStats, checkAudioInput } from './files.js';
+import { audioFileStats, probeAudioFile } from './files.js';
+import { interruptible } from './interrupt.js';
 import { transcribeProgress } from './progress.js';
 
 const RATE_HZ = 16000;
@@ -62,7 +63,7 @@ export async function transcribeFile(
       return { text: result.text, parts: [result.text], chunks: [chunk], complete: true };
     }
   }
-  const probe = await checkAudioInput(path);
+  const probe = await probeAudioFile(path);
   ctx.logger.info('transcribe.converting', { file: path, reason: 'not a WAV/MP3 within 30 s and 10 MB' });
   const long = probe.durationMs === undefined || probe.durationMs > PROGRESS_FROM_MS;
   const progress = long ? transcribeProgress(process.stderr, probe.durationMs, () => performance.now()) : undefined;
@@ -129,17 +130,13 @@ export function registerTranscribe(program: Command, globals: () => GlobalOption
       setFlagsFromString('--liftoff-only');
       await withContext(globals(), 'stderr', async (ctx) => {
         // Ctrl-C (or SIGTERM) ends a long transcription with what was transcribed so far printed, not lost.
-        const stop = new AbortController();
-        const interrupt = (): void => stop.abort();
-        process.once('SIGINT', interrupt);
-        process.once('SIGTERM', interrupt);
-        const result = await transcribeFile(ctx, file, { ...options, signal: stop.signal }).finally(() => {
-          process.off('SIGINT', interrupt);
-          process.off('SIGTERM', interrupt);
+        const { result, stopped } = await interruptible(async (signal) => {
+          const result = await transcribeFile(ctx, file, { ...options, signal });
+          return { result, stopped: signal.aborted && !result.complete };
         });
         const printed = options.json ? JSON.stringify(asJson(result), null, 2) : result.text;
         process.stdout.write(`${redact(printed)}\n`);
-        if (stop.signal.aborted && !result.complete) {
+        if (stopped) {
           process.stderr.write('hark: stopped; what was transcribed is printed, the rest marked\n');
           process.exitCode = 130;
           return;
