@@ -1,4 +1,5 @@
 /** `npm run bench`: every benchmark, each printing a table and writing JSON to bench/results/. */
+import './as-hark-runs.js';
 import { benchChatClient } from './chat-client.js';
 import { benchSentences } from './sentences.js';
 import { benchVad } from './vad.js';
