@@ -30,8 +30,11 @@ export function isWav(bytes: Uint8Array): boolean {
   return bytes.length >= 12 && ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 12) === 'WAVE';
 }
 
-/** Parses the RIFF chunks in any order (padding odd sizes); throws a readable error for anything that is not a usable WAV. */
-export function readWavInfo(bytes: Uint8Array): WavInfo {
+/**
+ * Parses the RIFF chunks in any order (padding odd sizes); throws a readable error for anything
+ * that is not a usable WAV. `totalBytes`: the whole file's length when `bytes` is its start.
+ */
+export function readWavInfo(bytes: Uint8Array, totalBytes = bytes.length): WavInfo {
   if (!isWav(bytes)) throw new Error('not a WAV file (no RIFF/WAVE header)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let offset = 12;
@@ -57,7 +60,7 @@ export function readWavInfo(bytes: Uint8Array): WavInfo {
     } else if (id === 'data') {
       if (!fmt) throw new Error('WAV data chunk comes before its fmt chunk');
       // Streamed WAVs (ffmpeg to a pipe) leave the size as 0 or 0xffffffff: trust the file length.
-      const available = bytes.length - body;
+      const available = totalBytes - body;
       const dataBytes = size === 0 || size === 0xffffffff || size > available ? available : size;
       const bytesPerSecond = fmt.sampleRateHz * fmt.channels * (fmt.bitsPerSample / 8);
       if (bytesPerSecond <= 0) throw new Error('WAV header gives no sample rate or sample size');
