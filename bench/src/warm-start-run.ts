@@ -4,6 +4,7 @@
  * own code: the judgement of the guess's words, the chat request built, checked and serialized,
  * and a turn's speaking half (make-believe reply, voice and player, as in warm-up.ts).
  */
+import './as-hark-runs.js';
 import { warmUp } from '../../dist/app/warm-up.js';
 import { defaultConfig } from '../../dist/config/schema.js';
 import { checkChatBody } from '../../dist/contract/rules/chat.js';
