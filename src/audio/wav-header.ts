@@ -71,6 +71,15 @@ export function readWavInfo(bytes: Uint8Array, totalBytes = bytes.length): WavIn
   throw new Error('WAV file has no data chunk');
 }
 
+/** A WAV's length in ms, or undefined for bytes that are no usable WAV (see readWavInfo for `totalBytes`). */
+export function wavDurationMs(bytes: Uint8Array, totalBytes = bytes.length): number | undefined {
+  try {
+    return readWavInfo(bytes, totalBytes).durationMs;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The samples of a 16-bit integer PCM mono WAV (hark's own format); anything else is refused with what it is. */
 export function readPcm16Mono(bytes: Uint8Array): { pcm: Buffer; sampleRateHz: number } {
   const info = readWavInfo(bytes);

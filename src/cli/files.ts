@@ -2,7 +2,7 @@ import { constants, type Stats } from 'node:fs';
 import { access, open, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { probeAudio, type AudioProbe } from '../audio/ffmpeg.js';
-import { isWav, readWavInfo } from '../audio/wav-header.js';
+import { wavDurationMs } from '../audio/wav-header.js';
 import type { HarkConfig } from '../config/schema.js';
 import { wholeFile } from '../system/whole-file.js';
 import { UsageError } from './context.js';
@@ -59,9 +59,10 @@ async function wavProbe(path: string): Promise<AudioProbe | undefined> {
     const { size } = await file.stat();
     const head = Buffer.alloc(Math.min(size, WAV_HEAD_BYTES));
     await file.read(head, 0, head.length, 0);
-    if (!isWav(head)) return undefined;
-    const info = readWavInfo(head, size);
-    return { audio: true, durationMs: Math.round(info.durationMs), problem: undefined };
+    const durationMs = wavDurationMs(head, size);
+    return durationMs === undefined
+      ? undefined
+      : { audio: true, durationMs: Math.round(durationMs), problem: undefined };
   } catch {
     return undefined;
   } finally {

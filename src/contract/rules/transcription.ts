@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { mp3DurationMs } from '../../audio/mp3-duration.js';
-import { readWavInfo } from '../../audio/wav-header.js';
+import { wavDurationMs } from '../../audio/wav-header.js';
 import { LIMITS, secondsAgainst } from '../limits.js';
 import type { Edition } from '../models.js';
 import { Checker, measured } from './checker.js';
@@ -69,10 +69,5 @@ function checkFile(check: Checker, file: TranscriptionFields['file']): void {
 }
 
 export function audioDurationMs(extension: string, bytes: Uint8Array): number | undefined {
-  if (extension === '.mp3') return mp3DurationMs(bytes);
-  try {
-    return readWavInfo(bytes).durationMs;
-  } catch {
-    return undefined;
-  }
+  return extension === '.mp3' ? mp3DurationMs(bytes) : wavDurationMs(bytes);
 }
