@@ -1,5 +1,5 @@
 import YAML from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { configSchema, defaultConfig } from './schema.js';
 
 /** HARK_* variables that are not config options: secrets, the config file, ffmpeg, and the tests' and benchmarks' own. */
@@ -73,14 +73,14 @@ function parseValue(raw: string, entry: { path: string[]; sample: unknown }): un
 function takesText(path: readonly string[]): boolean {
   let node: unknown = configSchema;
   for (const key of path) node = objectIn(node)?.shape[key];
-  return node instanceof z.ZodType && node.safeParse('some text').success;
+  return node instanceof z.ZodMiniType && node.safeParse('some text').success;
 }
 
 /** The object schema inside a section's wrappers (default, prefault, optional, nullable). */
-function objectIn(schema: unknown): z.ZodObject | undefined {
+function objectIn(schema: unknown): z.ZodMiniObject | undefined {
   let node = schema;
-  while (node instanceof z.ZodType && !(node instanceof z.ZodObject)) {
+  while (node instanceof z.ZodMiniType && !(node instanceof z.ZodMiniObject)) {
     node = (node.def as { innerType?: unknown }).innerType;
   }
-  return node instanceof z.ZodObject ? node : undefined;
+  return node instanceof z.ZodMiniObject ? node : undefined;
 }

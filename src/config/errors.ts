@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 
 /** A configuration that cannot be used: every problem, each naming where it came from and what is allowed. */
 export class ConfigError extends Error {
