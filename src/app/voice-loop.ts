@@ -9,14 +9,13 @@ import { SPEAKER_INSTALL_HINT, SpeakerPlayer, speakerInstalled } from '../audio/
 import { choosePlayer, systemProbe, type SoundProbe } from '../audio/choose-player.js';
 import type { HarkConfig } from '../config/schema.js';
 import type { VoiceReference } from '../contract/wire.js';
-import { loadVad } from '../listen/load-vad.js';
-import { loadWakeGate } from '../listen/load-wake.js';
 import { VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
 import { assistant } from '../pipeline/assistant.js';
 import type { AssistantEvent } from '../pipeline/events.js';
 import type { Service } from '../service/index.js';
 import { afterIo } from '../system/after-io.js';
 import type { Logger } from '../system/logger.js';
+import { startVad, startWakeGate } from './listening-models.js';
 import { logEvents } from './log-events.js';
 import { logEchoAtBargeIn, setUpEcho, watchEcho } from './echo.js';
 import { warmUp } from './warm-up.js';
@@ -110,21 +109,23 @@ export async function startVoiceLoop(
   options: VoiceLoopOptions = {},
 ): Promise<VoiceLoop> {
   const player = createPlayer(config, options, logger);
-  // What takes time at start-up happens side by side: the models load while the text stages warm up.
-  // MCP servers connect meanwhile too (each waits at most 10 s; one that does not answer joins later).
-  const [vad, echo, wake, tools] = await Promise.all([
-    loadVad(config.vad, logger),
+  // The models load while hark already listens (what it hears meanwhile waits for them), so
+  // start-up does not wait for onnxruntime. The text stages warm up meanwhile, and MCP servers
+  // connect (each waits at most 10 s; one that does not answer joins later).
+  const vad = startVad(config.vad, logger);
+  const wake = startWakeGate(config, logger, { live: !options.fast });
+  const [echo, tools] = await Promise.all([
     setUpEcho(config, player, logger, !options.input && !options.output),
-    loadWakeGate(config, logger, { live: !options.fast }),
     config.tools.enabled ? startTools(config, logger, { ...options.tools, player }) : undefined,
     warmUp(config),
   ]).catch(async (error: unknown) => {
     // Nothing was played: an output file is not written, and one already there stays.
-    await player.close(true);
+    await Promise.all([player.close(true), vad.close(), wake.engine === 'openwakeword' && wake.detector.close()]);
     throw error;
   });
-  // The transcript's wake phrases count only when the wake word is not heard on the device.
-  const listen = { ...config.listen, wakePhrases: wake.engine === 'phrase' ? wake.phrases : [] };
+  // The transcript's wake phrases: what starts a turn with the phrase engine, and should the
+  // wake-word models fail to load.
+  const listen = { ...config.listen, wakePhrases: wake.engine === 'none' ? [] : wake.phrases };
   const earcons = config.audio.earcons ? loadEarcons(player, logger) : silentEarcons;
   const stopping = new Subject<void>();
   const stops = new Subject<void>();

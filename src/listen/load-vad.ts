@@ -11,7 +11,9 @@ export async function loadVad(
 ): Promise<SileroVad | EnergyVad> {
   if (config.engine === 'energy') return new EnergyVad(config.energyGateDbfs);
   try {
-    return await SileroVad.load({ capDbfs: config.energyGateDbfs, marginDb: config.gateMarginDb }, modelPath);
+    const vad = await SileroVad.load({ capDbfs: config.energyGateDbfs, marginDb: config.gateMarginDb }, modelPath);
+    logger.info('vad.ready', { engine: vad.name });
+    return vad;
   } catch (error) {
     logger.warn('vad.fallback', {
       reason: `the Silero model could not load: ${(error as Error).message}`,

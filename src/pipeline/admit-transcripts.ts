@@ -10,10 +10,11 @@ const DISMISSALS_KEPT = 8;
 
 /**
  * Transcripts → the gate's verdict on each, given what hark is doing, what the conversation
- * remembers, and which speech over hark's reply the barge-in judge dismissed.
+ * remembers, which speech over hark's reply the barge-in judge dismissed, and the policy as it
+ * stands when the transcript comes.
  */
 export function admitTranscripts(
-  policy: GatePolicy,
+  policy: () => GatePolicy,
   state: Observable<AssistantState>,
   conversation: Observable<Conversation>,
   interruptions: Observable<InterruptionEvent>,
@@ -24,7 +25,7 @@ export function admitTranscripts(
       ofType('transcript'),
       withLatestFrom(state, conversation, dismissals(interruptions)),
       map(([{ transcript }, current, remembered, dismissed]) =>
-        admit(transcript, current, remembered, now(), policy, dismissed.has(transcript.utteranceId)),
+        admit(transcript, current, remembered, now(), policy(), dismissed.has(transcript.utteranceId)),
       ),
       // A guess at a pause may start a held reply, unless its words show the user has not
       // finished ("add eggs and"); anything else waits for the confirmed transcript.

@@ -22,6 +22,7 @@ import {
 } from 'rxjs';
 import type { HarkConfig } from '../config/schema.js';
 import { afterSaying, afterTurn, afterVerdict, newConversation, type Conversation } from '../dialog/conversation.js';
+import type { GatePolicy } from '../dialog/gate.js';
 import type { AssistantState } from '../dialog/turn.js';
 import type { Endpoint } from '../listen/speech-events.js';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
@@ -64,7 +65,10 @@ export interface AssistantDeps {
   vad: Vad;
   /** Takes hark's own voice out of the microphone, when hark plays and records on this machine. */
   echo?: EchoCanceller | undefined;
-  /** The wake word heard on the device: nothing is sent to the service before it (see wakeGate). */
+  /**
+   * The wake word heard on the device: nothing is sent to the service before it (see wakeGate).
+   * `config.listen.wakePhrases` then count only while it cannot hear (WakeWordDetector.deaf).
+   */
   wake?: WakeWordDetector | undefined;
   transcriber: Transcriber;
   replyModel: ReplyModel;
@@ -179,6 +183,10 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
             once(),
           )
         : heard;
+      // A wake word heard on the device opened the gate: the transcript need not begin with a
+      // wake phrase (listen.wakePhrases), unless the detector cannot hear.
+      const heardOnDevice = { ...config.listen, wakePhrases: [] };
+      const gatePolicy = (): GatePolicy => (wake && !wake.deaf ? heardOnDevice : config.listen);
       const transcripts = listened.pipe(
         transcribeUtterances(deps.transcriber, logger, now, heardState.pipe(map((s) => s === 'listening'))),
         takeUntil(deps.shutdown),
@@ -190,7 +198,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         tap((decided) => endpoint.next(decided)),
       );
       const verdicts = merge(
-        transcripts.pipe(admitTranscripts(config.listen, heardState, conversation, interruptions, now)),
+        transcripts.pipe(admitTranscripts(gatePolicy, heardState, conversation, interruptions, now)),
         hears ? listened.pipe(queryRecordings(now)) : EMPTY,
         detections.pipe(map((d): GateEvent => ({ type: 'wake', phrase: d.model, score: d.score }))),
       ).pipe(once());

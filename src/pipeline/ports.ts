@@ -151,4 +151,6 @@ export interface WakeWordDetector {
   /** Forgets what was heard (audio not yet scored included) but keeps the stream clock. */
   reset(): void;
   close(): Promise<void>;
+  /** It cannot hear (its models did not load): speech passes, and the transcript's wake phrase decides. */
+  readonly deaf?: boolean;
 }

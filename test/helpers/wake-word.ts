@@ -14,6 +14,8 @@ export type ScriptedDetection = Pick<WakeWordDetection, 'atMs'> & Partial<WakeWo
 export class ScriptedWakeWord implements WakeWordDetector {
   readonly detections = new Subject<WakeWordDetection>();
   readonly scores = new Subject<WakeWordScores>();
+  /** Set for a detector whose models did not load. */
+  deaf = false;
   /** Frames and resets seen, for tests to check what the pipeline did. */
   frames = 0;
   resets = 0;

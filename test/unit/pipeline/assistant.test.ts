@@ -628,6 +628,36 @@ describe('the assistant, microphone to speaker', () => {
       expect(r.asked[0]).toEqual([{ role: 'user', text: 'Set a timer.' }]);
     });
 
+    it('when its models did not load, every utterance is transcribed and the wake phrase in it starts a turn', () => {
+      const phrased = config((c) => {
+        c.wake.engine = 'openwakeword';
+        c.listen.wakePhrases = ['hey jarvis'];
+      });
+      const deaf = Object.assign(new ScriptedWakeWord([]), { deaf: true });
+      const r = run(
+        'sssqq----------sssqq----------------------------|',
+        { transcripts: ['Unrelated talk.', 'Hey Jarvis, set a timer.'], replies: ['-(cd|)'] },
+        { config: phrased, wake: deaf },
+      );
+      expect(r.transcriptions).toBe(2);
+      expect(r.asked).toEqual([[{ role: 'user', text: 'set a timer.' }]]);
+      expect(r.events.filter(({ event }) => event.type === 'no-wake-word')).toHaveLength(0);
+    });
+
+    it('a wake word heard on the device opens the gate alone: the transcript need not repeat a wake phrase', () => {
+      const phrased = config((c) => {
+        c.wake.engine = 'openwakeword';
+        c.listen.wakePhrases = ['hey jarvis'];
+      });
+      const wake = new ScriptedWakeWord([{ atMs: 128, endMs: 96 }]);
+      const r = run(
+        'ssssssssqq---------------------------------------|',
+        { transcripts: ['What time is it?'], replies: ['-(cd|)'] },
+        { config: phrased, wake },
+      );
+      expect(r.asked[0]).toEqual([{ role: 'user', text: 'What time is it?' }]);
+    });
+
     it('when talking over hark needs the wake word, other speech neither pauses nor stops it', () => {
       const strict = config((c) => {
         c.wake.engine = 'openwakeword';
