@@ -122,7 +122,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
         const page = options.web ? await openWebPage(config, { ...context, voice: describeVoice(config) }) : undefined;
         if (page) progress.say(`the status page is at ${page.urls.join(' and ')}: open it now to watch the turn`);
         else if (options.web) progress.say('the status page could not start (see above); going on without it');
-        progress.say('loading the voice activity detector ...');
+        progress.say('starting the voice loop (the voice activity detector loads while it listens) ...');
         // The bundled recording asks its question without a wake word.
         const awake = { ...config, wake: { ...config.wake, engine: 'none' as const } };
         const loop = await startVoiceLoop(awake, service, logger, {
