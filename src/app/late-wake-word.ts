@@ -7,6 +7,9 @@ import type { WakeWordDetection, WakeWordDetector, WakeWordScores } from '../pip
  * the stream clock and every detection come out as if they had been there all along. Should they
  * fail to load, it hears nothing (`deaf`), keeps nothing, and `failed` says why.
  */
+/** A second of 16 kHz audio. */
+const HAND_OVER_SAMPLES = 16000;
+
 export class LateWakeWord implements WakeWordDetector {
   private readonly detections$ = new Subject<WakeWordDetection>();
   private readonly scores$ = new Subject<WakeWordScores>();
@@ -70,13 +73,25 @@ export class LateWakeWord implements WakeWordDetector {
     this.scores$.complete();
   }
 
-  private start(detector: WakeWordDetector): void {
-    this.detector = detector;
+  /**
+   * Hands what was heard over a second at a time, each scored before the next: all at once, the
+   * detector would drop what a live one keeps waiting beyond its backlog (2 s), should the models
+   * have taken longer than that. What is heard meanwhile joins the queue, in order.
+   */
+  private async start(detector: WakeWordDetector): Promise<void> {
     this.forwarding = [detector.detections.subscribe(this.detections$), detector.scores.subscribe(this.scores$)];
-    for (const item of this.held) {
-      if (item === 'reset') detector.reset();
-      else detector.push(item);
+    while (this.held.length > 0 && !this.closed) {
+      let samples = 0;
+      while (this.held.length > 0 && samples < HAND_OVER_SAMPLES) {
+        const item = this.held.shift() as Int16Array | 'reset';
+        if (item === 'reset') detector.reset();
+        else {
+          detector.push(item);
+          samples += item.length;
+        }
+      }
+      await detector.drain();
     }
-    this.held = [];
+    this.detector = detector;
   }
 }

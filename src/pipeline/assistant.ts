@@ -155,22 +155,26 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const scoredAll = inputEnded.pipe(concatMap(() => from(wake?.drain() ?? [true])));
       const detections = wake ? wake.detections.pipe(takeUntil(scoredAll)) : EMPTY;
       // Speech while hark is busy pauses the reply, then resumes it or confirms the interruption;
-      // or, when talking over hark needs the wake word, the wake word does.
+      // or, when talking over hark needs the wake word, the wake word does (speech again, should
+      // the detector not hear: as with the transcript's wake phrase).
+      const bySpeech = heard.pipe(judgeBargeIn(config.bargeIn, heardState));
       const interruptions: Observable<InterruptionEvent> = !bargeIn
         ? EMPTY
         : wake && config.wake.bargeIn === 'wake-word'
-          ? detections.pipe(
-              withLatestFrom(heardState),
-              filter(([, s]) => s !== 'listening'),
-              map(([detection]): InterruptionEvent => ({
-                type: 'interruption',
-                phase: 'confirmed',
-                atMs: detection.atMs,
-                utteranceId: undefined,
-              })),
-              once(),
-            )
-          : heard.pipe(judgeBargeIn(config.bargeIn, heardState), once());
+          ? merge(
+              detections.pipe(
+                withLatestFrom(heardState),
+                filter(([, s]) => s !== 'listening'),
+                map(([detection]): InterruptionEvent => ({
+                  type: 'interruption',
+                  phase: 'confirmed',
+                  atMs: detection.atMs,
+                  utteranceId: undefined,
+                })),
+              ),
+              bySpeech.pipe(filter(() => wake.deaf === true)),
+            ).pipe(once())
+          : bySpeech.pipe(once());
       // Waiting for the wake word, only what follows it (or a follow-up) is ever sent anywhere.
       const listened = wake
         ? heard.pipe(

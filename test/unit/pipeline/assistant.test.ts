@@ -674,5 +674,21 @@ describe('the assistant, microphone to speaker', () => {
       expect(r.turns[0]?.interrupted).toBe(false);
       expect(r.player.pauses).toBe(0);
     });
+
+    it('when talking over hark needs the wake word but the models did not load, speech talks over it, as with the phrase', () => {
+      const strict = config((c) => {
+        c.wake.engine = 'openwakeword';
+        c.wake.bargeIn = 'wake-word';
+        c.listen.wakePhrases = ['hey jarvis'];
+      });
+      const deaf = Object.assign(new ScriptedWakeWord([]), { deaf: true });
+      const r = run(
+        'ssssssssqq------------sssssqq-------------------------------|',
+        { transcripts: ['Hey Jarvis, tell me three things.', 'Wait.'], replies: ['-a-b-(cd|)', '-(cd|)'] },
+        { config: strict, wake: deaf },
+      );
+      expect(r.player.pauses).toBeGreaterThan(0);
+      expect(r.turns[0]?.interrupted).toBe('speech');
+    });
   });
 });
