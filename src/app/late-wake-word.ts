@@ -1,15 +1,15 @@
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { WakeWordDetection, WakeWordDetector, WakeWordScores } from '../pipeline/ports.js';
 
+/** A second of 16 kHz audio. */
+const HAND_OVER_SAMPLES = 16000;
+
 /**
  * A wake-word detector whose models are still loading: hark listens from its start, and what it
  * hears meanwhile is kept (resets included) and handed over in order once they have loaded, so
  * the stream clock and every detection come out as if they had been there all along. Should they
  * fail to load, it hears nothing (`deaf`), keeps nothing, and `failed` says why.
  */
-/** A second of 16 kHz audio. */
-const HAND_OVER_SAMPLES = 16000;
-
 export class LateWakeWord implements WakeWordDetector {
   private readonly detections$ = new Subject<WakeWordDetection>();
   private readonly scores$ = new Subject<WakeWordScores>();
