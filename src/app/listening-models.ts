@@ -1,6 +1,6 @@
 import type { HarkConfig } from '../config/schema.js';
 import { loadVad } from '../listen/load-vad.js';
-import { LIVE_DETECTOR, wakePhrases } from '../listen/load-wake.js';
+import { LIVE_DETECTOR, wakePhrases } from '../listen/wake-settings.js';
 import { EnergyVad } from '../listen/energy-vad.js';
 import { OpenWakeWord } from '../listen/openwakeword.js';
 import { PRETRAINED_LICENCE, resolveWakeModels } from '../listen/wake-models.js';

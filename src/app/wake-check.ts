@@ -1,5 +1,5 @@
 import type { HarkConfig } from '../config/schema.js';
-import { wakePhrases } from '../listen/load-wake.js';
+import { wakePhrases } from '../listen/wake-settings.js';
 import { OpenWakeWord } from '../listen/openwakeword.js';
 import { WAKE_STEP_SAMPLES } from '../listen/wake-features.js';
 import {

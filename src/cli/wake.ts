@@ -6,7 +6,7 @@ import { samplesOf } from '../audio/pcm.js';
 import { checkWakeWord } from '../app/wake-check.js';
 import { loadConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
-import { LIVE_DETECTOR } from '../listen/load-wake.js';
+import { LIVE_DETECTOR } from '../listen/wake-settings.js';
 import { OpenWakeWord } from '../listen/openwakeword.js';
 import { VAD_FRAME_SAMPLES } from '../listen/vad.js';
 import { WAKE_SAMPLE_RATE_HZ } from '../listen/wake-features.js';

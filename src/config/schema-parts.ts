@@ -5,6 +5,7 @@ import en from 'zod/v4/locales/en.js';
 // speaks no language of its own: its messages that reach the user ("Invalid URL") are English.
 z.config(en());
 
+/** Words that may not be empty, or none (the default). */
 export const nullableString = z._default(z.nullable(z.string().check(z.minLength(1))), null);
 /** A number from `min` to `max`, with a default. */
 export const between = (min: number, max: number, fallback: number) =>
@@ -19,6 +20,7 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(values: T,
   z._default(z.enum(values), fallback);
 /** Words that may not be empty, with a default. */
 export const text = (fallback: string) => z._default(z.string().check(z.minLength(1)), fallback);
+/** On or off, with a default. */
 export const flag = (fallback: boolean) => z._default(z.boolean(), fallback);
 /** A section of the file: only its known options, each with its default when the section is left out. */
 export const section = <T extends z.core.$ZodLooseShape>(shape: T) => {

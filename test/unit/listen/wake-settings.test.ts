@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkWakeWord } from '../../../src/app/wake-check.js';
 import { defaultConfig, type HarkConfig } from '../../../src/config/schema.js';
-import { wakePhrases } from '../../../src/listen/load-wake.js';
+import { wakePhrases } from '../../../src/listen/wake-settings.js';
 import type { WakeWordDetection } from '../../../src/pipeline/ports.js';
 import { ScriptedWakeWord } from '../../helpers/wake-word.js';
 
