@@ -8,13 +8,17 @@ import { VAD_FRAME_SAMPLES } from '../listen/vad.js';
  */
 export class LateVad implements Vad {
   readonly frameSamples = VAD_FRAME_SAMPLES;
+  /** Settles once the model (or the one that stands in for it) has loaded. */
+  readonly loaded: Promise<void>;
   private vad: Vad | undefined;
 
   constructor(
     private readonly loading: Promise<Vad>,
     private readonly asked: Vad['name'],
   ) {
-    void loading.then((vad) => (this.vad = vad));
+    this.loaded = loading.then((vad) => {
+      this.vad = vad;
+    });
   }
 
   get name(): Vad['name'] {

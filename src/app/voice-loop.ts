@@ -15,6 +15,7 @@ import type { AssistantEvent } from '../pipeline/events.js';
 import type { Service } from '../service/index.js';
 import { afterIo } from '../system/after-io.js';
 import type { Logger } from '../system/logger.js';
+import { LateVad } from './late-vad.js';
 import { startVad, startWakeGate } from './listening-models.js';
 import { logEvents } from './log-events.js';
 import { logEchoAtBargeIn, setUpEcho, watchEcho } from './echo.js';
@@ -53,8 +54,13 @@ export interface VoiceLoop {
   readonly muted: Observable<boolean>;
   /** When the last audio came in (monotonic ms), undefined before any. */
   lastAudioAt(): number | undefined;
-  /** What this loop listens to and with: the fields of the `hark.listening` log line. */
+  /**
+   * What this loop listens to and with: the fields of the `hark.listening` log line, and what
+   * the models loaded while it listened turned out to be (see `modelsLoaded`).
+   */
   about: Record<string, string | boolean>;
+  /** Settles once the models have loaded or fallen back, `about` then saying which. */
+  modelsLoaded: Promise<void>;
   synthesizer: ReturnType<typeof servicePorts>['synthesizer'];
 }
 
@@ -193,6 +199,13 @@ export async function startVoiceLoop(
   };
   // From the process's start (performance's time origin) to here: what start-up costs.
   logger.info('hark.listening', { ...about, tools: toolNames, startupMs: Math.round(performance.now()) });
+  const modelsLoaded = Promise.all([
+    vad instanceof LateVad ? vad.loaded : undefined,
+    wake.engine === 'openwakeword' ? wake.detector.loaded : undefined,
+  ]).then(() => {
+    about.vad = vad.name;
+    if (wake.engine === 'openwakeword' && wake.detector.deaf) about.wake = 'phrase';
+  });
   return {
     events,
     player,
@@ -203,6 +216,7 @@ export async function startVoiceLoop(
     muted: muted.pipe(distinctUntilChanged()),
     lastAudioAt: () => lastAudioAt,
     about,
+    modelsLoaded,
     synthesizer: ports.synthesizer,
   };
 }

@@ -60,6 +60,8 @@ export async function openWebPage(config: HarkConfig, setup: ControlsSetup): Pro
     attach(started) {
       loop = started;
       state.describe(started.about);
+      // A model that fails to load while hark listens changes what it listens with.
+      void started.modelsLoaded.then(() => state.describe(started.about));
       // The loop says what it does only when that changes: it starts out listening.
       feed.push({ type: 'state', state: 'listening' });
       const toPage = pageEvents();

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EARCON_DIR } from '../../src/audio/earcons.js';
@@ -7,7 +7,7 @@ import { readWavInfo } from '../../src/audio/wav-header.js';
 import { INTERRUPTED_MARK } from '../../src/dialog/conversation.js';
 import { promptTail } from '../../src/listen/transcript.js';
 import { FIXTURES, MONOLOGUE, UTTERANCE } from '../helpers/speech.js';
-import { chatMessages, composeWav, runLoop } from '../helpers/loop.js';
+import { chatMessages, composeWav, runLoop, workDir } from '../helpers/loop.js';
 
 const SYSTEM = 'system: You are hark';
 
@@ -190,6 +190,32 @@ describe('wake and stop phrases', () => {
     expect(chats).toHaveLength(1);
     expect(chatMessages(chats[0]?.body).at(-1)).toBe('user: What time is it?');
     expect(run.logger.lines.find((l) => l.event === 'turn.ignored')).toMatchObject({ reason: 'no wake phrase' });
+  });
+});
+
+describe('wake-word models that will not load', () => {
+  it('hark listens anyway: the wake phrase in the transcript starts a turn, and it says what it listens with', async () => {
+    const broken = join(workDir, 'hey_jarvis.onnx');
+    writeFileSync(broken, 'not a model');
+    const input = await composeWav([UTTERANCE, 1500, UTTERANCE]);
+    const run = await runLoop({
+      input,
+      fast: true,
+      config: (c) => {
+        c.wake.engine = 'openwakeword';
+        c.wake.models = [broken];
+        c.listen.followUpMs = 0;
+      },
+      prepare: (sim) => sim.script.transcript('What time is it?', 'Hey Jarvis, what time is it?'),
+    });
+    expect(run.sim.requestsTo('transcription')).toHaveLength(2);
+    const chats = run.sim.requestsTo('chat');
+    expect(chats).toHaveLength(1);
+    expect(chatMessages(chats[0]?.body).at(-1)).toBe('user: what time is it?');
+    expect(run.logger.lines.find((l) => l.event === 'wake.fallback')).toMatchObject({ level: 'warn' });
+    expect(run.logger.lines.find((l) => l.event === 'hark.listening')).toMatchObject({ wake: 'openwakeword' });
+    await run.loop.modelsLoaded;
+    expect(run.loop.about).toMatchObject({ wake: 'phrase', vad: 'silero' });
   });
 });
 
