@@ -3,7 +3,7 @@ import { loadVad } from '../listen/load-vad.js';
 import { LIVE_DETECTOR, wakePhrases } from '../listen/wake-settings.js';
 import { EnergyVad } from '../listen/energy-vad.js';
 import { OpenWakeWord } from '../listen/openwakeword.js';
-import { PRETRAINED_LICENCE, resolveWakeModels } from '../listen/wake-models.js';
+import { PRETRAINED_LICENCE, resolveWakeModels, type WakeModelFiles } from '../listen/wake-models.js';
 import type { Vad } from '../pipeline/ports.js';
 import type { Logger } from '../system/logger.js';
 import { LateVad } from './late-vad.js';
@@ -42,14 +42,15 @@ export function startWakeGate(
   if (wake.engine === 'none') return { engine: 'none' };
   const phrases = wakePhrases(config);
   if (wake.engine === 'phrase') return { engine: 'phrase', phrases };
+  let files: WakeModelFiles;
   try {
-    resolveWakeModels(wake.models, modelsDir);
+    files = resolveWakeModels(wake.models, modelsDir);
   } catch (error) {
     fallBack(logger, error, phrases);
     return { engine: 'phrase', phrases };
   }
   // A file read faster than real time is scored whole; a live microphone never falls far behind.
-  const loading = OpenWakeWord.load({ ...wake, ...(live ? LIVE_DETECTOR : {}), ...(modelsDir ? { modelsDir } : {}) });
+  const loading = OpenWakeWord.load({ ...wake, ...(live ? LIVE_DETECTOR : {}) }, files);
   const detector = new LateWakeWord(
     loading.then((loaded) => {
       logReady(logger, loaded, wake.threshold);

@@ -12,7 +12,7 @@ import {
   WAKE_STEP_SAMPLES,
   WakeFeatures,
 } from './wake-features.js';
-import { resolveWakeModels, type WakeModelFile } from './wake-models.js';
+import { resolveWakeModels, type WakeModelFile, type WakeModelFiles } from './wake-models.js';
 
 export interface OpenWakeWordOptions extends WakeDeciderConfig {
   /** Names of the package's models (`hey_jarvis`) or paths to .onnx files. */
@@ -124,8 +124,10 @@ export class OpenWakeWord {
   }
 
   /** Loads every model once; throws `WakeModelsMissingError` when they are not there. */
-  static async load(options: OpenWakeWordOptions): Promise<OpenWakeWord> {
-    const files = resolveWakeModels(options.models, options.modelsDir);
+  static async load(
+    options: OpenWakeWordOptions,
+    files: WakeModelFiles = resolveWakeModels(options.models, options.modelsDir),
+  ): Promise<OpenWakeWord> {
     const ort = await import('onnxruntime-node');
     const sessions: Ort.InferenceSession[] = [];
     try {
