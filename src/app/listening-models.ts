@@ -1,10 +1,11 @@
 import type { HarkConfig } from '../config/schema.js';
-import { loadVad } from '../listen/load-vad.js';
+import { loadVad, type LoadVadOptions } from '../listen/load-vad.js';
 import { LIVE_DETECTOR, wakePhrases } from '../listen/wake-settings.js';
 import { EnergyVad } from '../listen/energy-vad.js';
 import { OpenWakeWord } from '../listen/openwakeword.js';
 import { PRETRAINED_LICENCE, resolveWakeModels, type WakeModelFiles } from '../listen/wake-models.js';
 import type { Vad } from '../pipeline/ports.js';
+import { withinDeadline } from '../system/deadline.js';
 import type { Logger } from '../system/logger.js';
 import { LateVad } from './late-vad.js';
 import { LateWakeWord } from './late-wake-word.js';
@@ -12,10 +13,16 @@ import { LateWakeWord } from './late-wake-word.js';
 // The models hark listens with, started at once: they load (onnxruntime, ~0.25 s here) while
 // hark already listens, and what it hears meanwhile waits for them.
 
+/**
+ * How long hark waits for its models while it listens: on a slow board they take seconds, but a
+ * load that never ends would leave it listening to nothing (and holding all it heard).
+ */
+export const MODELS_LOAD_LIMIT_MS = 60_000;
+
 /** The configured VAD at once: Silero's model loads while hark already listens (see LateVad). */
-export function startVad(config: HarkConfig['vad'], logger: Logger, modelPath?: string): Vad {
+export function startVad(config: HarkConfig['vad'], logger: Logger, options: LoadVadOptions = {}): Vad {
   if (config.engine === 'energy') return new EnergyVad(config.energyGateDbfs);
-  return new LateVad(loadVad(config, logger, modelPath), 'silero');
+  return new LateVad(loadVad(config, logger, options), 'silero');
 }
 
 /**
@@ -35,9 +42,9 @@ export type WakeGate =
 export function startWakeGate(
   config: Pick<HarkConfig, 'wake' | 'listen'>,
   logger: Logger,
-  options: { modelsDir?: string; live?: boolean } = {},
+  options: { modelsDir?: string; live?: boolean; deadline?: AbortSignal } = {},
 ): WakeGate {
-  const { modelsDir, live = true } = options;
+  const { modelsDir, live = true, deadline = new AbortController().signal } = options;
   const { wake } = config;
   if (wake.engine === 'none') return { engine: 'none' };
   const phrases = wakePhrases(config);
@@ -50,7 +57,11 @@ export function startWakeGate(
     return { engine: 'phrase', phrases };
   }
   // A file read faster than real time is scored whole; a live microphone never falls far behind.
-  const loading = OpenWakeWord.load({ ...wake, ...(live ? LIVE_DETECTOR : {}) }, files);
+  const loading = withinDeadline(
+    OpenWakeWord.load({ ...wake, ...(live ? LIVE_DETECTOR : {}) }, files),
+    deadline,
+    (late) => late.close(),
+  );
   const detector = new LateWakeWord(
     loading.then((loaded) => {
       logReady(logger, loaded, wake.threshold);

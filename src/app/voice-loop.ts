@@ -14,9 +14,10 @@ import { assistant } from '../pipeline/assistant.js';
 import type { AssistantEvent } from '../pipeline/events.js';
 import type { Service } from '../service/index.js';
 import { afterIo } from '../system/after-io.js';
+import { deadlineIn } from '../system/deadline.js';
 import type { Logger } from '../system/logger.js';
 import { LateVad } from './late-vad.js';
-import { startVad, startWakeGate } from './listening-models.js';
+import { MODELS_LOAD_LIMIT_MS, startVad, startWakeGate } from './listening-models.js';
 import { logEvents } from './log-events.js';
 import { logEchoAtBargeIn, setUpEcho, watchEcho } from './echo.js';
 import { warmUp } from './warm-up.js';
@@ -118,8 +119,9 @@ export async function startVoiceLoop(
   // The models load while hark already listens (what it hears meanwhile waits for them), so
   // start-up does not wait for onnxruntime. The text stages warm up meanwhile, and MCP servers
   // connect (each waits at most 10 s; one that does not answer joins later).
-  const vad = startVad(config.vad, logger);
-  const wake = startWakeGate(config, logger, { live: !options.fast });
+  const deadline = deadlineIn(MODELS_LOAD_LIMIT_MS, `not loaded within ${MODELS_LOAD_LIMIT_MS / 1000} s`);
+  const vad = startVad(config.vad, logger, { deadline });
+  const wake = startWakeGate(config, logger, { live: !options.fast, deadline });
   const [echo, tools] = await Promise.all([
     setUpEcho(config, player, logger, !options.input && !options.output),
     config.tools.enabled ? startTools(config, logger, { ...options.tools, player }) : undefined,

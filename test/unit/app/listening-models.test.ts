@@ -37,11 +37,27 @@ describe('startVad: listening before the model has loaded', () => {
 
   it('when the model cannot load, the energy VAD scores what was heard, and the log says why', async () => {
     const logger = createMemoryLogger();
-    const late = startVad(defaultConfig().vad, logger, '/nonexistent/silero.onnx');
+    const late = startVad(defaultConfig().vad, logger, { modelPath: '/nonexistent/silero.onnx' });
     const [frame] = await frames();
     expect(await late.probability(frame as Int16Array)).toBeGreaterThanOrEqual(0);
     expect(late.name).toBe('energy');
     expect(logger.lines.find((l) => l.event === 'vad.fallback')).toMatchObject({ level: 'warn' });
+    await late.close();
+  });
+
+  it('a model not loaded by the deadline: the energy VAD scores what was heard, and the log says why', async () => {
+    const logger = createMemoryLogger();
+    const [frame] = await frames();
+    const deadline = new AbortController();
+    const late = startVad(defaultConfig().vad, logger, { deadline: deadline.signal });
+    const scored = late.probability(frame as Int16Array);
+    deadline.abort(new Error('not loaded within 60 s'));
+    expect(await scored).toBeGreaterThanOrEqual(0);
+    expect(late.name).toBe('energy');
+    expect(logger.lines.find((l) => l.event === 'vad.fallback')).toMatchObject({
+      reason: 'the Silero model could not load: not loaded within 60 s',
+    });
+    expect(logger.lines.find((l) => l.event === 'vad.ready')).toBeUndefined();
     await late.close();
   });
 });
@@ -86,6 +102,21 @@ describe('startWakeGate', () => {
       reason: expect.stringMatching(/could not load/),
       using: expect.stringMatching(/begins with "hey hark"/),
     });
+    await gate.detector.close();
+  });
+
+  it('models not loaded by the deadline leave the detector deaf, with the phrase to fall back on, and say why', async () => {
+    const logger = createMemoryLogger();
+    const deadline = new AbortController();
+    const gate = startWakeGate(config({}), logger, { deadline: deadline.signal });
+    if (gate.engine !== 'openwakeword') throw new Error(`engine ${gate.engine}`);
+    deadline.abort(new Error('not loaded within 60 s'));
+    await gate.detector.loaded;
+    expect(gate.detector.deaf).toBe(true);
+    expect(logger.lines.find((l) => l.event === 'wake.fallback')).toMatchObject({
+      reason: 'the wake-word models could not load: not loaded within 60 s',
+    });
+    expect(logger.lines.find((l) => l.event === 'wake.ready')).toBeUndefined();
     await gate.detector.close();
   });
 

@@ -12,7 +12,7 @@ describe('loadVad', () => {
 
   it('falls back to the energy VAD when the model cannot load, and says so', async () => {
     const logger = createMemoryLogger();
-    const vad = await loadVad(defaultConfig().vad, logger, '/nonexistent/silero.onnx');
+    const vad = await loadVad(defaultConfig().vad, logger, { modelPath: '/nonexistent/silero.onnx' });
     expect(vad.name).toBe('energy');
     expect(logger.lines.find((l) => l.event === 'vad.fallback')).toMatchObject({
       level: 'warn',
