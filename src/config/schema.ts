@@ -108,7 +108,7 @@ const echo = section({
 
 const bargeIn = section({
   enabled: flag(true),
-  minSpeechMs: ms(50, 3000, 300),
+  minSpeechMs: ms(50, 3000, 250),
   resumeAfterMs: ms(50, 3000, 300),
   confirmAfterPauseMs: ms(0, 3000, 250),
   ownVoiceBelowDb: between(0, 60, 12),
