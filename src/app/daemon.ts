@@ -1,10 +1,10 @@
-import { filter } from 'rxjs';
 import type { LoadedConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
 import type { Service } from '../service/index.js';
 import type { LogTail } from '../system/log-tail.js';
 import type { Logger } from '../system/logger.js';
 import { SystemdNotifier } from '../system/sd-notify.js';
+import { wakePhrases } from '../listen/wake-settings.js';
 import { configuredReference, describeVoice } from './configured-voice.js';
 import { startVoiceLoop, type VoiceLoopOptions } from './voice-loop.js';
 import { openWebPage } from './web-page.js';
@@ -49,9 +49,13 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
     stayOpen: options.web === true && page !== undefined,
   });
   page?.attach(loop);
-  const status = loop.events.pipe(filter((event) => event.type === 'state')).subscribe({
+  // Speech a file run left unanswered for want of the wake word, to be said at its end.
+  let unheard = 0;
+  const status = loop.events.subscribe({
     next: (event) => {
       if (event.type === 'state') systemd.status(event.state);
+      if (event.type === 'no-wake-word' && !event.tentative) unheard++;
+      if (event.type === 'turn') unheard = 0;
     },
     // A failure ends loop.done, which reports it.
     error: () => undefined,
@@ -72,6 +76,7 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   process.once('SIGTERM', stop);
   try {
     await loop.done;
+    if (options.input && unheard > 0) warnUnheard(logger, config, unheard);
     if (options.web && page && stopReason === 'input ended') {
       logger.info('web.staying', { urls: page.urls, until: 'Ctrl-C (SIGINT) or SIGTERM' });
       await signal;
@@ -84,4 +89,14 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
     await page?.close();
     logger.info('hark.stopped', { reason: stopReason });
   }
+}
+
+/** A file run answered nothing: its speech never began with the wake word. */
+function warnUnheard(logger: Logger, config: HarkConfig, utterances: number): void {
+  const phrases = wakePhrases(config).map((phrase) => `"${phrase}"`);
+  logger.warn('listen.unanswered', {
+    utterances,
+    reason: `a turn starts with the wake word (${phrases.join(' or ')}), and no speech since the last turn began with it`,
+    fix: 'begin the recording with the wake word, or answer everything with HARK_WAKE_ENGINE=none (wake.engine: none)',
+  });
 }

@@ -10,6 +10,8 @@ import { describeVoice } from '../app/configured-voice.js';
 import { openWebPage } from '../app/web-page.js';
 import { withContext, type GlobalOptions } from './context.js';
 import { checkOutputFile, keptBy } from './files.js';
+import { keepRunningWithoutOutput } from './closed-output.js';
+import { interruptible } from './interrupt.js';
 
 const DEMO_INPUT = join(PACKAGE_ROOT, 'assets', 'demo', 'question.wav');
 const DEMO_TRANSCRIPT = join(PACKAGE_ROOT, 'assets', 'demo', 'question.txt');
@@ -97,7 +99,9 @@ function describeTurn(turn: Turn): string {
     .join(', ');
   return (
     `\nyou said:   ${turn.query.text}\n` +
-    `hark said:  ${turn.reply}\n` +
+    (turn.interrupted
+      ? `hark said:  ${turn.heard || '(nothing yet)'} [cut short]\n`
+      : `hark said:  ${turn.reply}\n`) +
     `${turn.failed ? `error:      ${turn.failed.message}\n` : ''}` +
     `tokens:     ${turn.usage ? `${turn.usage.inputTokens} in, ${turn.usage.outputTokens} out` : 'n/a'}\n` +
     `from the end of your speech: ${latency}\n`
@@ -111,6 +115,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
     .option('-o, --output <file>', 'where to write the spoken reply', 'hark-demo-reply.wav')
     .option('--web', 'watch it on the status page (web.listen), which stays up after the turn until Ctrl-C')
     .action(async (options: DemoOptions) => {
+      keepRunningWithoutOutput();
       const output = resolve(options.output);
       const progress = new DemoProgress(output);
       progress.say('starting the stand-in service ...');
@@ -142,24 +147,29 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
           // A failure ends loop.done, which reports it.
           error: () => undefined,
         });
-        // Ctrl-C during the turn ends it in order: the reply so far is in the file.
-        const interrupt = (): void => void loop.stop().catch(() => undefined);
-        process.once('SIGINT', interrupt);
-        try {
-          await loop.done;
-          process.off('SIGINT', interrupt);
-          if (page) {
-            progress.say(
-              `the status page stays up at ${page.urls[0] ?? ''} (try its voice test); Ctrl-C ends the demo`,
-            );
-            await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+        // Ctrl-C (or SIGTERM) during the turn ends it in order: the reply so far is in the file.
+        const stoppedEarly = await interruptible(async (stopped) => {
+          const stop = (): void => void loop.stop().catch(() => undefined);
+          stopped.addEventListener('abort', stop, { once: true });
+          try {
+            await loop.done;
+            const cut = stopped.aborted;
+            if (page && !cut) {
+              progress.say(
+                `the status page stays up at ${page.urls[0] ?? ''} (try its voice test); Ctrl-C ends the demo`,
+              );
+              await new Promise<void>((resolve) => stopped.addEventListener('abort', () => resolve(), { once: true }));
+            }
+            return cut;
+          } finally {
+            stopped.removeEventListener('abort', stop);
+            await loop.stop();
+            await page?.close();
           }
-        } finally {
-          process.off('SIGINT', interrupt);
-          await loop.stop();
-          await page?.close();
-        }
-        process.stdout.write(`\nthe spoken reply is in ${output}\n`);
+        });
+        process.stdout.write(
+          stoppedEarly ? `\nstopped: what was spoken is in ${output}\n` : `\nthe spoken reply is in ${output}\n`,
+        );
       });
     });
 }

@@ -6,6 +6,7 @@ import { isAbortError } from '../system/abort.js';
 import { redact } from '../system/secrets.js';
 import { ReferenceClipError } from '../voice/reference.js';
 import { registerChat } from './chat.js';
+import { onOutputError } from './closed-output.js';
 import { registerConfig } from './config.js';
 import { registerDevices } from './devices.js';
 import { registerDoctor } from './doctor.js';
@@ -44,11 +45,8 @@ const program = new Command('hark')
 // this when it loads, which is always later: it is imported on demand.
 process.env.ORT_DISABLE_TELEMETRY ??= '1';
 
-// Output piped into `head` and the like: a closed pipe is the reader's choice, not a failure.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(0);
-  throw error;
-});
+process.stdout.on('error', onOutputError);
+process.stderr.on('error', onOutputError);
 
 const globals = (): GlobalOptions => program.opts<GlobalOptions>();
 registerRun(program, globals);

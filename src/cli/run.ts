@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runDaemon } from '../app/daemon.js';
 import { withContext, type GlobalOptions } from './context.js';
+import { keepRunningWithoutOutput } from './closed-output.js';
 import { checkAudioInput, checkOutputFile, keptBy } from './files.js';
 
 interface RunOptions {
@@ -22,6 +23,7 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
       'serve the status page (web.listen) for an input file too, and keep it up after the input ends, until Ctrl-C',
     )
     .action(async (options: RunOptions) => {
+      keepRunningWithoutOutput();
       if (options.input) await checkAudioInput(options.input);
       await withContext(globals(), 'stdout', async (context) => {
         if (options.output) await checkOutputFile(options.output, keptBy(context.config, options.input));

@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
-import { concat, ignoreElements, lastValueFrom, tap } from 'rxjs';
+import { concat, fromEvent, ignoreElements, lastValueFrom, takeUntil, tap } from 'rxjs';
 import { servicePorts } from '../app/service-ports.js';
 import { createPlayer } from '../app/voice-loop.js';
 import { VOICE_SAMPLE, configuredReference, describeVoice } from '../app/configured-voice.js';
 import { withContext, type GlobalOptions } from './context.js';
+import { abortError } from '../system/abort.js';
 import { checkOutputFile, keptBy } from './files.js';
+import { interruptible } from './interrupt.js';
 
 export function registerVoice(program: Command, globals: () => GlobalOptions): void {
   const voice = program.command('voice').description('the voice hark speaks with');
@@ -14,24 +16,29 @@ export function registerVoice(program: Command, globals: () => GlobalOptions): v
     .argument('[text...]', 'what to say')
     .option('-o, --output <file>', 'write it to a WAV instead of playing it')
     .action(async (words: string[], options: { output?: string }) => {
-      await withContext(globals(), 'stderr', async ({ config, service, logger }) => {
-        if (options.output) await checkOutputFile(options.output, keptBy(config));
-        const clone = await configuredReference(config, logger);
-        const text = words.length ? words.join(' ') : VOICE_SAMPLE;
-        process.stderr.write(`speaking with ${describeVoice(config, clone)}: "${text}"\n`);
-        const player = createPlayer(config, { output: options.output, fast: Boolean(options.output) }, logger);
-        const { synthesizer } = servicePorts(service, config, clone?.reference);
-        try {
-          const spoken = synthesizer.synthesize(text).pipe(tap((pcm) => player.write(pcm)));
-          await lastValueFrom(concat(spoken, player.queuedBelow(0)).pipe(ignoreElements()), {
-            defaultValue: undefined,
-          });
-        } finally {
-          await player.close();
-        }
-        // A player that failed has been logged; the command must not pretend it was heard.
-        if (player.lastFailure) throw new Error(`playback failed: ${player.lastFailure}`);
-        if (options.output) process.stderr.write(`wrote ${options.output}\n`);
-      });
+      // Ctrl-C (or SIGTERM) stops it; a file it was writing is removed, one there before is kept.
+      await interruptible((stopped) =>
+        withContext(globals(), 'stderr', async ({ config, service, logger }) => {
+          if (options.output) await checkOutputFile(options.output, keptBy(config));
+          const clone = await configuredReference(config, logger);
+          const text = words.length ? words.join(' ') : VOICE_SAMPLE;
+          process.stderr.write(`speaking with ${describeVoice(config, clone)}: "${text}"\n`);
+          const player = createPlayer(config, { output: options.output, fast: Boolean(options.output) }, logger);
+          const { synthesizer } = servicePorts(service, config, clone?.reference);
+          try {
+            const spoken = synthesizer.synthesize(text).pipe(tap((pcm) => player.write(pcm)));
+            await lastValueFrom(
+              concat(spoken, player.queuedBelow(0)).pipe(ignoreElements(), takeUntil(fromEvent(stopped, 'abort'))),
+              { defaultValue: undefined },
+            );
+          } finally {
+            await player.close(stopped.aborted);
+          }
+          if (stopped.aborted) throw abortError();
+          // A player that failed has been logged; the command must not pretend it was heard.
+          if (player.lastFailure) throw new Error(`playback failed: ${player.lastFailure}`);
+          if (options.output) process.stderr.write(`wrote ${options.output}\n`);
+        }),
+      );
     });
 }
