@@ -140,13 +140,27 @@ export function readApiKey(env: NodeJS.ProcessEnv): string | undefined {
 /** A secret from its environment variable, else from the systemd credential of that name (blank: none). */
 function readSecret(env: NodeJS.ProcessEnv, variable: string, credential: string): string | undefined {
   const fromEnv = env[variable]?.trim();
-  if (fromEnv) return fromEnv;
+  if (fromEnv) return oneLine(fromEnv, variable);
   const credentials = env.CREDENTIALS_DIRECTORY;
   if (credentials) {
     const path = join(credentials, credential);
-    if (existsSync(path)) return readFileSync(path, 'utf8').trim() || undefined;
+    if (existsSync(path))
+      return oneLine(readFileSync(path, 'utf8').trim(), `the credential ${credential}`) || undefined;
   }
   return undefined;
+}
+
+/**
+ * A secret goes into an HTTP header: one line of plain characters. One with a line break in it
+ * (two values pasted together) would fail every request, as a network error, after retries.
+ */
+function oneLine(secret: string, where: string): string {
+  if (/[^\x20-\x7e]/.test(secret)) {
+    throw new ConfigError([
+      `${where}: holds a line break, a tab or a character that is not plain ASCII; it must be one line (the secret itself is not shown)`,
+    ]);
+  }
+  return secret;
 }
 
 function readLayer(path: string): Layer {
@@ -160,7 +174,10 @@ function readLayer(path: string): Layer {
   }
   const doc = YAML.parseDocument(text, { prettyErrors: true });
   if (doc.errors.length) {
-    throw new ConfigError(doc.errors.map((e) => `${path}: YAML syntax: ${e.message.split('\n')[0]}`));
+    // yaml's first line ends with a colon, before the excerpt it would show.
+    throw new ConfigError(
+      doc.errors.map((e) => `${path}: YAML syntax: ${(e.message.split('\n')[0] ?? '').replace(/:\s*$/, '')}`),
+    );
   }
   let values: unknown;
   try {
@@ -179,7 +196,11 @@ function readLayer(path: string): Layer {
   if (typeof values !== 'object' || Array.isArray(values)) {
     throw new ConfigError([`${path}: must be a mapping of sections (service:, chat:, ...)`]);
   }
-  const secret = findSecretKey(values as Record<string, unknown>, []);
+  // A section with every setting commented out (`speech:` and nothing under it) is an empty one.
+  const sections = Object.fromEntries(
+    Object.entries(values).map(([name, section]: [string, unknown]) => [name, section ?? {}]),
+  );
+  const secret = findSecretKey(sections, []);
   if (secret?.endsWith('token')) {
     throw new ConfigError([
       `${path}: ${secret}: the status page's token is never read from a config file; set HARK_WEB_TOKEN in the environment or an EnvironmentFile, or use a systemd credential named ${WEB_TOKEN_CREDENTIAL}`,
@@ -190,7 +211,7 @@ function readLayer(path: string): Layer {
       `${path}: ${secret}: the API key is never read from a config file; set HARK_API_KEY in the environment or an EnvironmentFile, or use a systemd credential named ${CREDENTIAL_NAME}`,
     ]);
   }
-  return { source: path, values: values as Record<string, unknown> };
+  return { source: path, values: sections };
 }
 
 /** The path of the first node that contains itself (a recursive alias), or undefined when there is none. */

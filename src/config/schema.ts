@@ -9,7 +9,10 @@ const share = (fallback: number) => z._default(unit, fallback);
 const nullable = <T extends z.core.SomeType>(schema: T) => z._default(z.nullable(schema), null);
 
 const service = section({
-  baseUrl: z._default(z.url({ protocol: /^https?$/ }), 'https://api.ant-ling.com'),
+  baseUrl: z._default(
+    z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL, such as https://api.ant-ling.com' }),
+    'https://api.ant-ling.com',
+  ),
   messagesPrefix: z._default(
     z.string().check(z.regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-" only')),
     'anthropic',
@@ -152,7 +155,7 @@ const web = section({
   listen: z._default(
     z.string().check(
       z.regex(LISTEN, 'host:port, such as 127.0.0.1:8790, 0.0.0.0:8790 or [::1]:8790'),
-      z.refine((value) => Number(LISTEN.exec(value)?.[2]) <= 65535, 'the port must be at most 65535'),
+      z.refine((value) => Number(LISTEN.exec(value)?.[2] ?? 0) <= 65535, 'the port must be at most 65535'),
     ),
     '127.0.0.1:8790',
   ),

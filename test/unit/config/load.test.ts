@@ -108,9 +108,15 @@ describe('loadConfig', () => {
 
   it('reports a YAML syntax error with the file name', () => {
     const path = file('speech:\n  voice: [unclosed\n');
-    expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))[0]).toMatch(
-      new RegExp(`^${path}: YAML syntax:`),
-    );
+    const [problem] = problemsOf(() => loadConfig({ configPath: path, env: bare }));
+    expect(problem).toMatch(new RegExp(`^${path}: YAML syntax: .* at line 3, column 1$`));
+  });
+
+  it('takes a section whose settings are all commented out as an empty one', () => {
+    const path = file('speech:\n  # voice: Lily\nchat:\n  temperature: 0.2\n');
+    const { config } = loadConfig({ configPath: path, env: bare });
+    expect(config.speech).toEqual(defaultConfig().speech);
+    expect(config.chat.temperature).toBe(0.2);
   });
 
   it.each([
@@ -210,6 +216,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: bare }).apiKey).toBeUndefined();
   });
 
+  it('refuses a key of more than one line, naming where it came from but never the key', () => {
+    const [problem] = problemsOf(() => loadConfig({ env: { ...bare, HARK_API_KEY: 'sk-one\nsk-two' } }));
+    expect(problem).toMatch(/^HARK_API_KEY: holds a line break/);
+    expect(problem).not.toMatch(/sk-/);
+    const credentials = join(dir, 'two-line-credentials');
+    mkdirSync(credentials, { recursive: true });
+    writeFileSync(join(credentials, 'hark-api-key'), 'sk-one\r\nsk-two\n');
+    expect(problemsOf(() => loadConfig({ env: { ...bare, CREDENTIALS_DIRECTORY: credentials } }))[0]).toMatch(
+      /^the credential hark-api-key: holds a line break/,
+    );
+  });
+
+  it('asks for an http or https service URL', () => {
+    expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_SERVICE_BASE_URL: 'ftp://x' } }))).toEqual([
+      'environment: service.baseUrl: an http:// or https:// URL, such as https://api.ant-ling.com',
+    ]);
+  });
+
   it("reads the status page's token from HARK_WEB_TOKEN or its credential, never from a file, and scrubs it from logs", () => {
     const credentials = join(dir, 'web-credentials');
     mkdirSync(credentials, { recursive: true });
@@ -239,6 +263,8 @@ describe('loadConfig', () => {
     expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_WEB_LISTEN: '8790' } }))[0]).toMatch(
       /environment: web\.listen: host:port, such as 127\.0\.0\.1:8790/,
     );
+    // No port at all: said once, not also as a port too high.
+    expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_WEB_LISTEN: 'localhost' } }))).toHaveLength(1);
     expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_WEB_LISTEN: '0.0.0.0:70000' } }))[0]).toMatch(
       /web\.listen: the port must be at most 65535/,
     );
