@@ -99,9 +99,7 @@ function describeTurn(turn: Turn): string {
     .join(', ');
   return (
     `\nyou said:   ${turn.query.text}\n` +
-    (turn.interrupted
-      ? `hark said:  ${turn.heard || '(nothing yet)'} [cut short]\n`
-      : `hark said:  ${turn.reply}\n`) +
+    (turn.interrupted ? `hark said:  ${turn.heard || '(nothing yet)'} [cut short]\n` : `hark said:  ${turn.reply}\n`) +
     `${turn.failed ? `error:      ${turn.failed.message}\n` : ''}` +
     `tokens:     ${turn.usage ? `${turn.usage.inputTokens} in, ${turn.usage.outputTokens} out` : 'n/a'}\n` +
     `from the end of your speech: ${latency}\n`
