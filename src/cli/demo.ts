@@ -9,7 +9,7 @@ import { startVoiceLoop } from '../app/voice-loop.js';
 import { describeVoice } from '../app/configured-voice.js';
 import { openWebPage } from '../app/web-page.js';
 import { withContext, type GlobalOptions } from './context.js';
-import { checkOutputFile, keptBy } from './files.js';
+import { checkOutputFile, checkWavName, keptBy } from './files.js';
 import { keepRunningWithoutOutput } from './closed-output.js';
 import { interruptible } from './interrupt.js';
 
@@ -120,6 +120,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
       await withContext({ ...globals(), sim: true }, 'stderr', async (context) => {
         const { config, service, logger, sim } = context;
         await checkOutputFile(options.output, keptBy(config, DEMO_INPUT));
+        checkWavName(options.output);
         // The stand-in cannot understand speech: it is told what the bundled recording says.
         sim?.script.transcript(readFileSync(DEMO_TRANSCRIPT, 'utf8').trim());
         const page = options.web ? await openWebPage(config, { ...context, voice: describeVoice(config) }) : undefined;

@@ -1,6 +1,6 @@
 import { constants, type Stats } from 'node:fs';
 import { access, open, realpath, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, extname, resolve } from 'node:path';
 import { probeAudio, type AudioProbe } from '../audio/ffmpeg.js';
 import { wavDurationMs } from '../audio/wav-header.js';
 import type { HarkConfig } from '../config/schema.js';
@@ -105,6 +105,11 @@ export async function checkOutputFile(path: string, kept: KeptFile[] = []): Prom
       throw new UsageError(`${path}: is ${what}; writing it would destroy it`);
     }
   }
+}
+
+/** Where a command writes WAV audio: a name ending in .wav, so that what is in it is what it says. */
+export function checkWavName(path: string): void {
+  if (extname(path).toLowerCase() !== '.wav') throw new UsageError(`${path}: hark writes WAV here; name it .wav`);
 }
 
 /** What a command that writes audio must not write over: the recording it reads, the voice clip it speaks with. */

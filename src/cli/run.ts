@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { runDaemon } from '../app/daemon.js';
-import { withContext, type GlobalOptions } from './context.js';
+import { UsageError, withContext, type GlobalOptions } from './context.js';
 import { keepRunningWithoutOutput } from './closed-output.js';
-import { checkAudioInput, checkOutputFile, keptBy } from './files.js';
+import { checkAudioInput, checkOutputFile, checkWavName, keptBy } from './files.js';
 
 interface RunOptions {
   input?: string;
@@ -24,9 +24,13 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
     )
     .action(async (options: RunOptions) => {
       keepRunningWithoutOutput();
+      if (options.fast && !options.input) throw new UsageError('--fast reads an input file: give it with --input');
       if (options.input) await checkAudioInput(options.input);
       await withContext(globals(), 'stdout', async (context) => {
-        if (options.output) await checkOutputFile(options.output, keptBy(context.config, options.input));
+        if (options.output) {
+          await checkOutputFile(options.output, keptBy(context.config, options.input));
+          checkWavName(options.output);
+        }
         await runDaemon(context, options);
       });
     });

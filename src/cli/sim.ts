@@ -65,6 +65,15 @@ export function registerSim(program: Command, globals: () => GlobalOptions): voi
           ...(options.ttsFirstByteMs === undefined ? {} : { ttsFirstByteMs: options.ttsFirstByteMs }),
         },
         logger,
+      }).catch((error: unknown) => {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE') {
+          throw new UsageError(
+            `--port ${options.port}: another program listens there; pick another, or 0 for any free one`,
+          );
+        }
+        if (code === 'EADDRNOTAVAIL') throw new UsageError(`--host ${options.host}: no such address on this machine`);
+        throw error;
       });
       if (script) {
         sim.script

@@ -5,7 +5,7 @@ import { createPlayer } from '../app/voice-loop.js';
 import { VOICE_SAMPLE, configuredReference, describeVoice } from '../app/configured-voice.js';
 import { withContext, type GlobalOptions } from './context.js';
 import { abortError } from '../system/abort.js';
-import { checkOutputFile, keptBy } from './files.js';
+import { checkOutputFile, checkWavName, keptBy } from './files.js';
 import { interruptible } from './interrupt.js';
 
 export function registerVoice(program: Command, globals: () => GlobalOptions): void {
@@ -19,7 +19,10 @@ export function registerVoice(program: Command, globals: () => GlobalOptions): v
       // Ctrl-C (or SIGTERM) stops it; a file it was writing is removed, one there before is kept.
       await interruptible((stopped) =>
         withContext(globals(), 'stderr', async ({ config, service, logger }) => {
-          if (options.output) await checkOutputFile(options.output, keptBy(config));
+          if (options.output) {
+            await checkOutputFile(options.output, keptBy(config));
+            checkWavName(options.output);
+          }
           const clone = await configuredReference(config, logger);
           const text = words.length ? words.join(' ') : VOICE_SAMPLE;
           process.stderr.write(`speaking with ${describeVoice(config, clone)}: "${text}"\n`);

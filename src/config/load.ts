@@ -100,7 +100,8 @@ export function maskUrlPassword(url: string): string {
  * error naming it, never "no file": a service must not run on defaults in silence.
  */
 export function userConfigPath(explicit: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  if (explicit) {
+  if (explicit !== undefined) {
+    if (!explicit.trim()) throw new ConfigError(['--config was given no file']);
     if (!configFileExists(explicit)) throw new ConfigError([`${explicit}: no such file (given with --config)`]);
     return explicit;
   }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -60,6 +61,9 @@ describe('hark CLI', () => {
       [['run', '--input', dir, '-o', precious], /: is a directory, not an audio file/],
       [['say', 'hello', '-o', join(dir, 'nodir', 's.wav')], /nodir\/s\.wav: no such directory/],
       [['demo', '-o', dir], /: is a directory/],
+      [['run', '--input', recording, '-o', join(dir, 'reply.txt')], /reply\.txt: hark writes WAV here; name it \.wav/],
+      [['run', '--fast'], /--fast reads an input file: give it with --input/],
+      [['--config', '', 'chat', 'hi'], /--config was given no file/],
       [['wake', 'scan', join(dir, 'missing.wav')], /missing\.wav: no such file/],
       [['wake', 'scan', recording, '--models', 'nosuch'], /unknown wake-word model "nosuch"/],
       [['tools', 'call', 'nosuch', '{}'], /there is no tool named nosuch \(known: get_time/],
@@ -170,6 +174,16 @@ describe('hark CLI', () => {
     const result = await runHark(['--sim', 'chat', 'hi'], { env: cleanEnv({ HARK_CHAT_TEMPERATURE: '7' }) });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/environment: chat.temperature: must be at most 1 \(got 7\)/);
+  });
+
+  it('sim on a port another program listens on says so, and exits 2', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    const result = await runHark(['sim', '--port', String(port)]);
+    taken.close();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`--port ${port}: another program listens there; pick another, or 0`));
   });
 
   it('sim prints its URL and key, serves, and stops on SIGTERM', async () => {
