@@ -190,7 +190,7 @@ export async function startVoiceLoop(
   const toolNames = tools?.registry.list().map((t) => t.name) ?? [];
   const about = {
     input: options.input ?? `microphone (${config.audio.recorder})`,
-    output: options.output ?? config.audio.player,
+    output: player.destination,
     vad: vad.name,
     echoCancel: echo.canceller !== undefined,
     wake: wake.engine,

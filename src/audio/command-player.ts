@@ -39,6 +39,10 @@ export class CommandPlayer extends ClockedPlayer {
     return (this.words[0] ?? '').split('/').pop() ?? '';
   }
 
+  override get destination(): string {
+    return this.program;
+  }
+
   protected output(pcm: Buffer): void {
     const child = this.child ?? this.start();
     child.stdin?.write(pcm);

@@ -33,6 +33,10 @@ export class FilePlayer extends ClockedPlayer {
     this.file = new WavFileWriter(this.whole.partial, sampleRateHz);
   }
 
+  override get destination(): string {
+    return this.path;
+  }
+
   protected output(pcm: Buffer): void {
     if (this.closed) return;
     if (!this.realtime) {

@@ -42,6 +42,11 @@ export abstract class ClockedPlayer {
     this.clock = new PlaybackClock(sampleRateHz, instant, () => time.now());
   }
 
+  /** Where the sound goes, as the user would name it: the player program, `speaker`, a file. */
+  get destination(): string {
+    return 'a player';
+  }
+
   get lastFailure(): string | undefined {
     return this.failure;
   }

@@ -80,6 +80,10 @@ export class SpeakerPlayer extends ClockedPlayer {
     this.start();
   }
 
+  override get destination(): string {
+    return 'speaker';
+  }
+
   override write(pcm: Buffer): number {
     if (!this.host) this.start();
     return super.write(pcm);

@@ -165,4 +165,15 @@ describe('createPlayer', () => {
     ]);
     expect(logger.lines[0]?.fix).toMatch(/npm install -g speaker/);
   });
+
+  it('names where the sound goes as the user knows it: the program chosen for auto, or the file', async () => {
+    const config = defaultConfig();
+    const probe = systemProbe({ PATH: machine({ aplay: true }) });
+    const player = createPlayer(config, {}, createMemoryLogger(), probe, () => false);
+    expect(player.destination).toBe('aplay');
+    await player.close();
+    const file = createPlayer(config, { output: '/tmp/hark-reply.wav', fast: true }, createMemoryLogger());
+    expect(file.destination).toBe('/tmp/hark-reply.wav');
+    await file.close(true);
+  });
 });
