@@ -20,10 +20,27 @@ export async function writeWhole<T>(path: string, write: (partial: string) => Pr
     result = await write(file.partial);
   } catch (error) {
     await finishWhole(file, false);
-    throw error;
+    throw asked(error, file, path);
   }
   await finishWhole(file, true);
   return result;
+}
+
+const WHY: Record<string, string> = {
+  ENOENT: 'files cannot be made there',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'a read-only file system',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+};
+
+/** A failure to write the hidden file, told of the file the user asked for (they never named the other). */
+function asked(error: unknown, file: WholeFile, path: string): unknown {
+  const failure = error as NodeJS.ErrnoException;
+  if (failure.path !== file.partial) return error;
+  const why = (failure.code && WHY[failure.code]) ?? failure.code ?? 'it failed';
+  return new Error(`cannot write ${path}: ${why}`, { cause: error });
 }
 
 /**

@@ -32,6 +32,13 @@ describe('writeWhole', () => {
     expect(readdirSync(dir)).toEqual(['reply.wav']);
   });
 
+  it('says what went wrong of the file asked for, never of the hidden one it writes first', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hark-whole-')), 'gone', 'reply.wav');
+    const failure = writeWhole(path, (partial) => writeFile(partial, 'a take'));
+    await expect(failure).rejects.toThrow(`cannot write ${path}: files cannot be made there`);
+    await expect(failure).rejects.not.toThrow(/partial/);
+  });
+
   it('writes through a symbolic link: the file it names is replaced, the link stays', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hark-whole-'));
     const target = join(dir, 'takes', 'latest.wav');
