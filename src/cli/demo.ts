@@ -126,43 +126,49 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
         const page = options.web ? await openWebPage(config, { ...context, voice: describeVoice(config) }) : undefined;
         if (page) progress.say(`the status page is at ${page.urls.join(' and ')}: open it now to watch the turn`);
         else if (options.web) progress.say('the status page could not start (see above); going on without it');
-        progress.say('starting the voice loop (the voice activity detector loads while it listens) ...');
-        // The bundled recording asks its question without a wake word.
-        const awake = { ...config, wake: { ...config.wake, engine: 'none' as const } };
-        const loop = await startVoiceLoop(awake, service, logger, {
-          input: DEMO_INPUT,
-          output,
-          metering: page?.watching,
-          stayOpen: page !== undefined,
-        });
-        page?.attach(loop);
-        const seconds = (readWavInfo(readFileSync(DEMO_INPUT)).durationMs / 1000).toFixed(1);
-        progress.say(`listening to ${basename(DEMO_INPUT)} (${seconds} s, in real time) ...`);
-        loop.events.subscribe({
-          next: (event) => {
-            progress.on(event);
-            if (event.type === 'turn') process.stdout.write(describeTurn(event.turn));
-          },
-          // A failure ends loop.done, which reports it.
-          error: () => undefined,
-        });
-        // Ctrl-C (or SIGTERM) during the turn ends it in order: the reply so far is in the file.
+        // Ctrl-C (or SIGTERM) from here on ends the demo in order: the reply so far is in the file.
         const stoppedEarly = await interruptible(async (stopped) => {
-          const stop = (): void => void loop.stop().catch(() => undefined);
-          stopped.addEventListener('abort', stop, { once: true });
           try {
-            await loop.done;
-            const cut = stopped.aborted;
-            if (page && !cut) {
-              progress.say(
-                `the status page stays up at ${page.urls[0] ?? ''} (try its voice test); Ctrl-C ends the demo`,
-              );
-              await new Promise<void>((resolve) => stopped.addEventListener('abort', () => resolve(), { once: true }));
+            progress.say('starting the voice loop (the voice activity detector loads while it listens) ...');
+            // The bundled recording asks its question without a wake word.
+            const awake = { ...config, wake: { ...config.wake, engine: 'none' as const } };
+            const loop = await startVoiceLoop(awake, service, logger, {
+              input: DEMO_INPUT,
+              output,
+              metering: page?.watching,
+              stayOpen: page !== undefined,
+            });
+            page?.attach(loop);
+            const seconds = (readWavInfo(readFileSync(DEMO_INPUT)).durationMs / 1000).toFixed(1);
+            progress.say(`listening to ${basename(DEMO_INPUT)} (${seconds} s, in real time) ...`);
+            loop.events.subscribe({
+              next: (event) => {
+                progress.on(event);
+                if (event.type === 'turn') process.stdout.write(describeTurn(event.turn));
+              },
+              // A failure ends loop.done, which reports it.
+              error: () => undefined,
+            });
+            const stop = (): void => void loop.stop().catch(() => undefined);
+            stopped.addEventListener('abort', stop, { once: true });
+            if (stopped.aborted) stop();
+            try {
+              await loop.done;
+              const cut = stopped.aborted;
+              if (page && !cut) {
+                progress.say(
+                  `the status page stays up at ${page.urls[0] ?? ''} (try its voice test); Ctrl-C ends the demo`,
+                );
+                await new Promise<void>((resolve) =>
+                  stopped.addEventListener('abort', () => resolve(), { once: true }),
+                );
+              }
+              return cut;
+            } finally {
+              stopped.removeEventListener('abort', stop);
+              await loop.stop();
             }
-            return cut;
           } finally {
-            stopped.removeEventListener('abort', stop);
-            await loop.stop();
             await page?.close();
           }
         });

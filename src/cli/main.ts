@@ -6,7 +6,7 @@ import { isAbortError } from '../system/abort.js';
 import { redact } from '../system/secrets.js';
 import { ReferenceClipError } from '../voice/reference.js';
 import { registerChat } from './chat.js';
-import { onOutputError } from './closed-output.js';
+import { onOutputError, readerLeft } from './closed-output.js';
 import { registerConfig } from './config.js';
 import { registerDevices } from './devices.js';
 import { registerDoctor } from './doctor.js';
@@ -45,8 +45,8 @@ const program = new Command('hark')
 // this when it loads, which is always later: it is imported on demand.
 process.env.ORT_DISABLE_TELEMETRY ??= '1';
 
-process.stdout.on('error', onOutputError);
-process.stderr.on('error', onOutputError);
+process.stdout.on('error', onOutputError('stdout'));
+process.stderr.on('error', onOutputError('stderr'));
 
 const globals = (): GlobalOptions => program.opts<GlobalOptions>();
 registerRun(program, globals);
@@ -91,3 +91,5 @@ try {
     process.exitCode = exitCodeFor(error);
   }
 }
+// Stopped because the reader of its output left: their choice, not a failure.
+if (readerLeft()) process.exitCode = 0;

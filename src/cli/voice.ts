@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { concat, fromEvent, ignoreElements, lastValueFrom, takeUntil, tap } from 'rxjs';
+import { concat, ignoreElements, lastValueFrom, takeUntil, tap } from 'rxjs';
 import { servicePorts } from '../app/service-ports.js';
 import { createPlayer } from '../app/voice-loop.js';
 import { VOICE_SAMPLE, configuredReference, describeVoice } from '../app/configured-voice.js';
 import { withContext, type GlobalOptions } from './context.js';
-import { abortError } from '../system/abort.js';
+import { abortError, whenAborted } from '../system/abort.js';
 import { checkOutputFile, checkWavName, keptBy } from './files.js';
 import { interruptible } from './interrupt.js';
 
@@ -24,6 +24,8 @@ export function registerVoice(program: Command, globals: () => GlobalOptions): v
             checkWavName(options.output);
           }
           const clone = await configuredReference(config, logger);
+          // Stopped while it got ready: nothing is said, nothing written.
+          if (stopped.aborted) throw abortError();
           const text = words.length ? words.join(' ') : VOICE_SAMPLE;
           process.stderr.write(`speaking with ${describeVoice(config, clone)}: "${text}"\n`);
           const player = createPlayer(config, { output: options.output, fast: Boolean(options.output) }, logger);
@@ -31,7 +33,7 @@ export function registerVoice(program: Command, globals: () => GlobalOptions): v
           try {
             const spoken = synthesizer.synthesize(text).pipe(tap((pcm) => player.write(pcm)));
             await lastValueFrom(
-              concat(spoken, player.queuedBelow(0)).pipe(ignoreElements(), takeUntil(fromEvent(stopped, 'abort'))),
+              concat(spoken, player.queuedBelow(0)).pipe(ignoreElements(), takeUntil(whenAborted(stopped))),
               { defaultValue: undefined },
             );
           } finally {

@@ -156,9 +156,9 @@ function readSecret(env: NodeJS.ProcessEnv, variable: string, credential: string
  * (two values pasted together) would fail every request, as a network error, after retries.
  */
 function oneLine(secret: string, where: string): string {
-  if (/[^\x20-\x7e]/.test(secret)) {
+  if ([...secret].some((c) => c < ' ' || c === '\x7f')) {
     throw new ConfigError([
-      `${where}: holds a line break, a tab or a character that is not plain ASCII; it must be one line (the secret itself is not shown)`,
+      `${where}: holds a line break, a tab or another control character; it must be one line (the secret itself is not shown)`,
     ]);
   }
   return secret;

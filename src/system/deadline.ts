@@ -6,7 +6,8 @@ export function withinDeadline<T>(work: Promise<T>, deadline: AbortSignal, late:
   return new Promise<T>((resolve, reject) => {
     const giveUp = (): void => {
       reject(asError(deadline.reason));
-      void work.then(late, () => undefined);
+      // Closing what came too late may fail too: nothing is waiting for it.
+      work.then(late).catch(() => undefined);
     };
     if (deadline.aborted) return giveUp();
     deadline.addEventListener('abort', giveUp, { once: true });

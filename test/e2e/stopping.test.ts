@@ -67,6 +67,27 @@ describe('stopping part-way, nothing half-written is left behind', () => {
     expect(halfWritten(dir)).toEqual([]);
   });
 
+  it('the demo stopped by SIGTERM as its voice loop starts leaves nothing half-written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hark-stop-'));
+    const child = hark(['demo', '-o', join(dir, 'reply.wav')], cleanEnv());
+    await printed(child.stderr, /starting the voice loop/);
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+    expect(halfWritten(dir)).toEqual([]);
+  });
+
+  it('transcribe goes on when whoever read its log on stderr goes away: the transcript is printed whole', async () => {
+    sim.script.transcript('Every word of it.');
+    // Long enough to be sent in parts, each logged as it goes.
+    const speech = { path: UTTERANCE, fromMs: 300, toMs: 1800 };
+    const input = await composeWav([speech, 40_000, speech, 40_000, speech]);
+    const child = hark(['--log-level', 'debug', 'transcribe', input], simEnv());
+    child.stderr.destroy();
+    const stdout = printed(child.stdout, /Every word of it\./);
+    expect(await exited(child)).toBe(0);
+    await stdout;
+  });
+
   it('voice test stopped by Ctrl-C writing a file leaves no file and nothing half-written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hark-stop-'));
     const output = join(dir, 'voice.wav');

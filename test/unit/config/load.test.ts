@@ -218,7 +218,7 @@ describe('loadConfig', () => {
 
   it('refuses a key of more than one line, naming where it came from but never the key', () => {
     const [problem] = problemsOf(() => loadConfig({ env: { ...bare, HARK_API_KEY: 'sk-one\nsk-two' } }));
-    expect(problem).toMatch(/^HARK_API_KEY: holds a line break/);
+    expect(problem).toMatch(/^HARK_API_KEY: holds a line break, a tab or another control character/);
     expect(problem).not.toMatch(/sk-/);
     const credentials = join(dir, 'two-line-credentials');
     mkdirSync(credentials, { recursive: true });
