@@ -9,6 +9,7 @@ import { stopInOrder } from './interrupt.js';
  * and the file it writes, because whoever read its log went away.
  */
 let keepRunning = false;
+let stoppedForReader = false;
 const closed = new Set<'stdout' | 'stderr'>();
 
 /** For the voice loop: stdout closing is ignored from now on. */
@@ -16,9 +17,9 @@ export function keepRunningWithoutOutput(): void {
   keepRunning = true;
 }
 
-/** Whether the reader of stdout went away: the command's exit code is 0 then, whatever stopped it. */
-export function readerLeft(): boolean {
-  return closed.has('stdout');
+/** The command was stopped because the reader of its stdout went away: its exit code is 0. */
+export function stoppedByReader(): boolean {
+  return stoppedForReader;
 }
 
 /** The 'error' handler of stdout or stderr. */
@@ -29,6 +30,7 @@ export function onOutputError(stream: 'stdout' | 'stderr'): (error: NodeJS.Errno
     const first = !closed.has(stream);
     closed.add(stream);
     if (!first || stream === 'stderr' || keepRunning) return;
+    stoppedForReader = true;
     if (!stopInOrder()) process.exit(0);
   };
 }

@@ -6,7 +6,7 @@ import { isAbortError } from '../system/abort.js';
 import { redact } from '../system/secrets.js';
 import { ReferenceClipError } from '../voice/reference.js';
 import { registerChat } from './chat.js';
-import { onOutputError, readerLeft } from './closed-output.js';
+import { onOutputError, stoppedByReader } from './closed-output.js';
 import { registerConfig } from './config.js';
 import { registerDevices } from './devices.js';
 import { registerDoctor } from './doctor.js';
@@ -92,4 +92,4 @@ try {
   }
 }
 // Stopped because the reader of its output left: their choice, not a failure.
-if (readerLeft()) process.exitCode = 0;
+if (stoppedByReader()) process.exitCode = 0;

@@ -152,8 +152,8 @@ function readSecret(env: NodeJS.ProcessEnv, variable: string, credential: string
 }
 
 /**
- * A secret goes into an HTTP header: one line of plain characters. One with a line break in it
- * (two values pasted together) would fail every request, as a network error, after retries.
+ * A secret goes into an HTTP header: one line, no control characters. One with a line break in
+ * it (two values pasted together) would fail every request, as a network error, after retries.
  */
 function oneLine(secret: string, where: string): string {
   if ([...secret].some((c) => c < ' ' || c === '\x7f')) {
