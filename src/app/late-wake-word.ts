@@ -1,5 +1,6 @@
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { WakeWordDetection, WakeWordDetector, WakeWordScores } from '../pipeline/ports.js';
+import { asError } from '../system/as-error.js';
 
 /** A second of 16 kHz audio. */
 const HAND_OVER_SAMPLES = 16000;
@@ -27,7 +28,7 @@ export class LateWakeWord implements WakeWordDetector {
     this.loaded = loading.then(
       (detector) => this.start(detector),
       (error: unknown) => {
-        this.failure = error instanceof Error ? error : new Error(String(error));
+        this.failure = asError(error);
         this.held = [];
       },
     );

@@ -22,6 +22,7 @@ import type { Interruption, Transcript } from '../dialog/turn.js';
 import type { Placement } from '../speak/heard.js';
 import type { TurnEvent } from './events.js';
 import type { Earcons, Player } from './ports.js';
+import { asError } from '../system/as-error.js';
 
 export interface RecordTurnDeps {
   recorder: TurnRecorder;
@@ -77,7 +78,7 @@ export function recordTurn(deps: RecordTurnDeps): OperatorFunction<Placement, Tu
           return events;
         }),
         catchError((error: unknown) => {
-          failed = error instanceof Error ? error : new Error(String(error));
+          failed = asError(error);
           return EMPTY;
         }),
       );

@@ -27,6 +27,7 @@ import { joinTranscripts, promptTail } from '../listen/transcript.js';
 import type { Logger } from '../system/logger.js';
 import { ofType, type ListenEvent, type TranscriptEvent } from './events.js';
 import type { TranscribeResult, Transcriber } from './ports.js';
+import { asError } from '../system/as-error.js';
 
 /** A transcript with a letter or a digit in it: anything else is noise. */
 const SPOKEN = /[\p{L}\p{N}]/u;
@@ -149,7 +150,7 @@ export function transcribeUtterances(
           catchError((error: unknown) => {
             state.failed = true;
             finish();
-            const failure = error instanceof Error ? error : new Error(String(error));
+            const failure = asError(error);
             return of<TranscriptEvent>({ type: 'transcription-failed', utteranceId: utterance.id, error: failure });
           }),
         );

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { abortError } from '../system/abort.js';
+import { asError } from '../system/as-error.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -63,7 +64,7 @@ export function requestWhole(
       dispatcher.dispatch(options, handler);
     } catch (error) {
       settle();
-      reject(error instanceof Error ? error : new Error(String(error)));
+      reject(asError(error));
     }
   });
 }

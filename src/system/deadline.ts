@@ -1,3 +1,5 @@
+import { asError } from './as-error.js';
+
 /**
  * `work`, unless `deadline` is aborted first: then it fails with the deadline's reason, and what
  * `work` still delivers later is handed to `late` (to be closed), never used.
@@ -22,10 +24,6 @@ export function withinDeadline<T>(work: Promise<T>, deadline: AbortSignal, late:
       },
     );
   });
-}
-
-function asError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new Error(String(reason));
 }
 
 /** A deadline `ms` from now, saying `message` when it passes; it never keeps the process alive. */
