@@ -1,6 +1,6 @@
 import { interval, type Subscription } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
-import { finishWhole, wholeFile, type WholeFile } from '../system/whole-file.js';
+import { abandonWhole, finishWhole, wholeFile, type WholeFile } from '../system/whole-file.js';
 import { ClockedPlayer } from './player.js';
 import { WavFileWriter } from './wav-file.js';
 
@@ -62,8 +62,7 @@ export class FilePlayer extends ClockedPlayer {
     this.finished ??= this.file.close().then(
       () => finishWhole(this.whole, !failed),
       async (error: unknown) => {
-        await finishWhole(this.whole, false);
-        throw error;
+        throw await abandonWhole(this.whole, error, this.path);
       },
     );
     return this.finished;

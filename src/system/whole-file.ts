@@ -19,8 +19,7 @@ export async function writeWhole<T>(path: string, write: (partial: string) => Pr
   try {
     result = await write(file.partial);
   } catch (error) {
-    await finishWhole(file, false);
-    throw asked(error, file, path);
+    throw await abandonWhole(file, error, path);
   }
   await finishWhole(file, true);
   return result;
@@ -35,7 +34,15 @@ const WHY: Record<string, string> = {
   EDQUOT: 'the disk quota is used up',
 };
 
-/** A failure to write the hidden file, told of the file the user asked for (they never named the other). */
+/**
+ * After `error`, the hidden file is removed (a file already under the name stays as it was), and
+ * the failure is told of the file the user asked for as `path`: they never named the other.
+ */
+export async function abandonWhole(file: WholeFile, error: unknown, path: string): Promise<unknown> {
+  await finishWhole(file, false);
+  return asked(error, file, path);
+}
+
 function asked(error: unknown, file: WholeFile, path: string): unknown {
   const failure = error as NodeJS.ErrnoException;
   if (failure.path !== file.partial) return error;

@@ -142,6 +142,15 @@ describe('FilePlayer', () => {
     expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
   });
 
+  it('names a file it cannot write as it was asked for, never as the hidden one it writes first', async () => {
+    const path = join(dir, 'gone', 'reply.wav');
+    const player = new FilePlayer(path, 24000, false);
+    player.write(pcm(500, 24000));
+    const closed = player.close();
+    await expect(closed).rejects.toThrow(`cannot write ${path}: files cannot be made there`);
+    await expect(closed).rejects.not.toThrow(/partial/);
+  });
+
   it('as fast as possible, writes everything at once', async () => {
     const path = join(dir, 'fast.wav');
     const player = new FilePlayer(path, 24000, false);
