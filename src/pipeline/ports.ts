@@ -86,6 +86,11 @@ export interface EchoCanceller {
    * player's clock runs on; returns the frame without the echo.
    */
   cancel(mic: Int16Array, captureTimeMs: number): Int16Array;
+  /**
+   * Whether whole frames from `captureTimeMs` on are out of reach of anything hark played: then
+   * they pass as they are (nothing to cancel, nothing to measure), and need not be given to `cancel`.
+   */
+  passes(mic: Int16Array, captureTimeMs: number): boolean;
   /** What is known about the echo in the frame just cancelled. */
   lastVerdict(): EchoVerdict;
   state(): EchoState;
