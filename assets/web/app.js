@@ -29,6 +29,12 @@ function showMuted(muted) {
   button.setAttribute('aria-pressed', String(muted));
 }
 
+function showBehind(behind) {
+  const badge = byId('behind-badge');
+  badge.hidden = !behind;
+  badge.textContent = behind ? `${(behind.lagMs / 1000).toFixed(1)} s behind` : '';
+}
+
 function showNow(snapshot) {
   const hearing = byId('hearing');
   hearing.hidden = !snapshot.hearing;
@@ -85,6 +91,20 @@ function eventEntry(event) {
       item.textContent =
         event.phase === 'started' ? `ringing: ${event.text}` : `ring stopped (${event.by}): ${event.text}`;
       break;
+    case 'behind':
+      item.classList.add('failed');
+      item.textContent = `hark is ${(event.lagMs / 1000).toFixed(1)} s behind the microphone (${event.stage}): this machine is too slow for what it is asked to do`;
+      break;
+    case 'caught-up':
+      item.textContent = `caught up with the microphone after ${(event.behindMs / 1000).toFixed(1)} s (at worst ${(event.worstLagMs / 1000).toFixed(1)} s behind)`;
+      break;
+    case 'wake-pace':
+      item.textContent = `wake word: ${event.pace === 'full' ? 'back to full work per step' : `less work per step to keep up (${event.pace})`}`;
+      break;
+    case 'dropped':
+      item.classList.add('failed');
+      item.textContent = `${(event.droppedMs / 1000).toFixed(1)} s of audio could not be listened to for the wake word: this machine is too slow`;
+      break;
     case 'voice-test':
       item.textContent = `voice test: “${event.text}” (${(event.playedMs / 1000).toFixed(1)} s through ${event.player})`;
       break;
@@ -133,6 +153,7 @@ function showAll(snapshot, turns) {
   setThresholds(snapshot.about);
   showState(snapshot.state);
   showMuted(snapshot.muted);
+  showBehind(snapshot.behind);
   showMeter(snapshot.meter, snapshot.about);
   showNow(snapshot);
   byId('conversation').replaceChildren();
@@ -166,6 +187,11 @@ function apply(event) {
       return showNow(snapshot);
     case 'muted':
       return showMuted(event.muted);
+    case 'behind':
+    case 'caught-up':
+      snapshot.behind = event.type === 'behind' ? { lagMs: event.lagMs, stage: event.stage } : null;
+      showBehind(snapshot.behind);
+      return addEntry({ kind: 'event', event });
     case 'ring':
       snapshot.ringing = event.phase === 'started';
       showState(snapshot.ringing && snapshot.state === 'listening' ? 'ringing' : snapshot.state);

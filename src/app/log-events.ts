@@ -64,7 +64,11 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
         logger.error('turn.failed', { stage: 'transcription', utterance: event.utteranceId, error: event.error });
         return;
       case 'wake':
-        logger.info('wake', { phrase: event.phrase });
+        logger.info('wake', {
+          phrase: event.phrase,
+          ...(event.score === undefined ? {} : { score: Math.round(event.score * 100) / 100 }),
+          ...(event.atMs === undefined ? {} : { atMs: Math.round(event.atMs) }),
+        });
         return;
       case 'stop':
         logger.info('turn.stopped', { transcript: event.transcript.text });
@@ -121,6 +125,26 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
       case 'ring':
         if (event.phase === 'started') logger.info('ring.started', { ids: event.ids, text: event.text });
         else logger.info('ring.stopped', { ids: event.ids, by: event.by });
+        return;
+      case 'behind':
+        logger.warn('listen.behind', {
+          lagMs: event.lagMs,
+          stage: event.stage,
+          fix: 'this machine is too slow for what hark is asked to do: see "hark doctor" and the small-board settings in docs/raspberry-pi.md',
+        });
+        return;
+      case 'caught-up':
+        logger.info('listen.caught-up', { behindMs: event.behindMs, worstLagMs: event.worstLagMs });
+        return;
+      case 'wake-pace':
+        logger.info('listen.pace', { wakeWord: event.pace, backlogMs: event.backlogMs });
+        return;
+      case 'dropped':
+        logger.error('listen.dropped', {
+          droppedMs: event.droppedMs,
+          stage: 'wake word',
+          reason: 'the wake-word detector fell more than 30 s behind the microphone',
+        });
         return;
       case 'tentative':
       case 'silence':

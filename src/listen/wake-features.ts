@@ -24,6 +24,8 @@ const MEL_CONTEXT_SAMPLES = 480;
 const MEL_WINDOW_SAMPLES = 512;
 const MEL_BINS = 32;
 const EMBEDDING_FRAMES = 76;
+/** How far back from a step's end the audio its embedding reads begins (the frames' window and its context). */
+export const EMBEDDING_REACH_SAMPLES = EMBEDDING_FRAMES * MEL_HOP_SAMPLES + MEL_CONTEXT_SAMPLES;
 
 /** Where the centre of a step's first mel frame lies, before the step's end. */
 export function firstFrameBeforeEndMs(stepSamples: number): number {
@@ -31,7 +33,7 @@ export function firstFrameBeforeEndMs(stepSamples: number): number {
 }
 
 export interface StepFeatures {
-  /** One embedding per step, `EMBEDDING_SIZE` values each, oldest first. */
+  /** One embedding per step from `embedFrom` on, `EMBEDDING_SIZE` values each, oldest first. */
   embeddings: Float32Array;
   /** The first steps since start or reset: what came before is taken to sound like their start. */
   fresh: boolean;
@@ -79,9 +81,10 @@ export class WakeFeatures {
    * Features of `samples`, a whole number of steps that follow the audio given before. The mel
    * model clamps its output to 80 dB below the loudest value of its input, so each step's frames
    * come from a run on that step alone (as openWakeWord streams): what a step scores does not
-   * depend on how much audio was batched with it.
+   * depend on how much audio was batched with it. Steps before `embedFrom` are heard only (their
+   * frames kept for the windows of the steps after them): they get no embedding.
    */
-  async steps(samples: Int16Array): Promise<StepFeatures> {
+  async steps(samples: Int16Array, embedFrom = 0): Promise<StepFeatures> {
     const stepSamples = this.stepSamples;
     const perStep = this.framesPerStep;
     const steps = samples.length / stepSamples;
@@ -115,7 +118,12 @@ export class WakeFeatures {
       for (let b = 0; b < MEL_BINS; b++) sum += mel[f * MEL_BINS + b] as number;
       loudness[f] = sum / MEL_BINS;
     }
-    return { embeddings: await this.embed(frames, steps), fresh, loudness };
+    const embedded = Math.max(0, steps - embedFrom);
+    return {
+      embeddings: embedded > 0 ? await this.embed(frames, steps, embedded) : new Float32Array(0),
+      fresh,
+      loudness,
+    };
   }
 
   reset(): void {
@@ -149,12 +157,12 @@ export class WakeFeatures {
     );
   }
 
-  /** One embedding per step: the window of 76 frames ending at that step's last frame. */
-  private embed(frames: Float32Array, steps: number): Promise<Float32Array> {
-    const first = this.historyFrames + this.framesPerStep - EMBEDDING_FRAMES;
+  /** One embedding for each of the last `count` of `steps` steps: the window of 76 frames ending at that step's last frame. */
+  private embed(frames: Float32Array, steps: number, count: number): Promise<Float32Array> {
+    const first = this.historyFrames + this.framesPerStep - EMBEDDING_FRAMES + (steps - count) * this.framesPerStep;
     return this.run(
       frames,
-      Array.from({ length: steps }, (_, s) => first + s * this.framesPerStep),
+      Array.from({ length: count }, (_, s) => first + s * this.framesPerStep),
     );
   }
 

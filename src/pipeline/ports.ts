@@ -3,8 +3,9 @@ import type { ReplyEvent } from '../contract/reply.js';
 import type { Message } from '../dialog/conversation.js';
 import type { ToolActivity } from '../dialog/tool-calls.js';
 import type { WakeWordDetection, WakeWordScores } from '../listen/wake-decider.js';
+import type { WakeBacklog } from '../listen/wake-pace.js';
 
-export type { WakeWordDetection, WakeWordScores };
+export type { WakeBacklog, WakeWordDetection, WakeWordScores };
 
 /**
  * Every outside capability the voice loop uses: the pipeline sees only these. Implementations
@@ -158,4 +159,8 @@ export interface WakeWordDetector {
   close(): Promise<void>;
   /** It cannot hear (its models did not load): speech passes, and the transcript's wake phrase decides. */
   readonly deaf?: boolean;
+  /** Audio pushed but not scored yet (a live detector that falls behind the microphone). */
+  readonly backlogMs?: number;
+  /** Each change of how much it does per step to keep up, and each drop of audio it could not score. */
+  readonly backlog?: Observable<WakeBacklog>;
 }

@@ -50,7 +50,10 @@ export type KnownPageEvent =
   | { type: 'barge-in'; by: string; onsetToStopMs: number | null; heardMs: number }
   | { type: 'turn'; turn: TurnSummary }
   /** Timers or alarms ringing, and the ring stopped (by: a stop phrase, the wake word, ...). */
-  | { type: 'ring'; phase: 'started' | 'stopped'; ids: string[]; text: string; by?: string };
+  | { type: 'ring'; phase: 'started' | 'stopped'; ids: string[]; text: string; by?: string }
+  /** The listener fell behind the microphone (and is still, every 10 s), or caught up. */
+  | { type: 'behind'; lagMs: number; stage: string }
+  | { type: 'caught-up'; behindMs: number; worstLagMs: number };
 
 /** A known event, or any other (a tool call, say) passed on as it came. */
 export type PageEvent = KnownPageEvent | { type: string; [field: string]: unknown };
@@ -72,6 +75,8 @@ export interface PageSnapshot {
   answering: { query: string; saying: string[] } | null;
   meter: KnownPageEvent & { type: 'meter' };
   conversation: ConversationEntry[];
+  /** How far behind the microphone the listener is, while it is more than a second behind. */
+  behind: { lagMs: number; stage: string } | null;
   /** Facts about this run: version, input, player, VAD, wake word, echo canceller. */
   about: Record<string, string | number | boolean>;
 }
