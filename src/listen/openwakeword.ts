@@ -16,7 +16,7 @@ export interface OpenWakeWordOptions extends WakeDeciderConfig {
   models: readonly string[];
   /** The package's models directory (tests point it elsewhere). */
   modelsDir?: string;
-  /** Score every 40 ms (default) or, as openWakeWord, 80 ms: half the CPU, more dependent on where steps fall. */
+  /** Steps of 80 ms (default, as openWakeWord) or 40 ms (twice the CPU; near a wake word both score as finely). */
   stepMs?: 40 | 80;
   /**
    * Most steps scored in one batch when audio has piled up (a file, a busy moment). Each
@@ -69,6 +69,7 @@ export class OpenWakeWord {
   private readonly pacer = new WakePacer();
   private pace: WakePace = 'full';
   private droppedSamples = 0;
+  private readonly stepSamples: number;
   private running: Promise<void> | undefined;
   private resetWanted = false;
   private failure: unknown;
@@ -86,6 +87,7 @@ export class OpenWakeWord {
     readonly denoiseError: string | undefined,
   ) {
     this.models = classifiers.flatMap((c) => c.labels);
+    this.stepSamples = (options.stepMs ?? 80) * (WAKE_SAMPLE_RATE_HZ / 1000);
     this.hearing = new WakeHearing(
       {
         ort,
@@ -94,7 +96,7 @@ export class OpenWakeWord {
         models: this.models,
         decider: new WakeDecider(this.models, options),
         denoiser,
-        coarse: options.stepMs === 80,
+        stepSamples: this.stepSamples,
         lookCloserAt: options.lookCloserAt,
         everyStep: options.everyStep === true,
       },
@@ -150,7 +152,7 @@ export class OpenWakeWord {
     this.queue.push(frame);
     const most = this.options.maxBacklogMs;
     if (most !== undefined && this.queue.length > most / MS_PER_SAMPLE) this.drop(Math.round(most / MS_PER_SAMPLE));
-    if (this.queue.length >= this.hearing.stepSamples(this.pace) && !this.running) {
+    if (this.queue.length >= this.stepSamples && !this.running) {
       this.running = this.pump().finally(() => (this.running = undefined));
     }
   }
@@ -224,7 +226,7 @@ export class OpenWakeWord {
     try {
       while (!this.closed) {
         this.choosePace();
-        const stepSamples = this.hearing.stepSamples(this.pace);
+        const stepSamples = this.stepSamples;
         const steps = Math.min(Math.floor(this.queue.length / stepSamples), this.options.maxBatchSteps ?? 128);
         if (steps === 0) break;
         const startSample = this.queue.position;
@@ -245,7 +247,7 @@ export class OpenWakeWord {
     const pace = this.pacer.next(this.backlogMs, this.scoredMs);
     if (pace === this.pace) return;
     this.pace = pace;
-    // Another step size or denoising: the next sound starts a new stretch from the audio kept.
+    // Other windows between steps, or denoising: the next sound starts a new stretch from the audio kept.
     this.hearing.restart();
     this.backlog$.next(this.report());
   }

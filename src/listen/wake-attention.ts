@@ -47,6 +47,11 @@ export class WakeAttention {
     return wasIdle ? 'begin' : 'busy';
   }
 
+  /** The room's noise floor, dBFS (Infinity before any step). */
+  get floorDbfs(): number {
+    return this.floorDb;
+  }
+
   /** The next sound begins afresh. The room's noise floor is kept. */
   rest(): void {
     this.quietMs = Infinity;

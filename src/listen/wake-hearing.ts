@@ -19,6 +19,8 @@ const LOOK_CLOSER_AT = 0.1;
 /** Sound is a step louder than this (dBFS), or this far above the room's noise floor (dB); see WakeAttention. */
 const SOUND_CAP_DBFS = -50;
 const SOUND_MARGIN_DB = 10;
+/** A room whose noise floor is at least this loud (dBFS) has noise worth taking out before scoring. */
+const NOISY_ROOM_DBFS = -58;
 /** What the denoiser holds back from a stretch before (one frame) spoils the first step heard again: it is not embedded. */
 const SPOILED_STEPS = 1;
 
@@ -32,8 +34,8 @@ export interface WakeHearingParts {
   models: readonly string[];
   decider: WakeDecider;
   denoiser: SpeexDenoiser | undefined;
-  /** Always 80 ms steps (openWakeWord's own), whatever the pace. */
-  coarse: boolean;
+  /** Samples per step: 1280 (80 ms, as openWakeWord) or 640. */
+  stepSamples: number;
   lookCloserAt: number | undefined;
   /** Score every step, quiet or not. */
   everyStep: boolean;
@@ -49,17 +51,22 @@ export class WakeHearing {
   private readonly recent: RecentSamples;
   private readonly attention: WakeAttention;
   private scorer: WakeScorer | undefined;
+  /** Whether the stretch under way is denoised. */
+  private denoising = false;
   /** Stream time up to which steps have been given to the decider. */
   private decidedMs = -Infinity;
   private readonly zeros: Float32Array;
+  /** Every model's score on a quiet step. */
+  private readonly none: Readonly<Record<string, number>>;
 
   constructor(
     private readonly parts: WakeHearingParts,
     private readonly out: { scores(scores: WakeWordScores): void; detection(detection: WakeWordDetection): void },
   ) {
     this.zeros = new Float32Array(parts.models.length);
+    this.none = Object.freeze(this.named(this.zeros));
     // The longest look back at either step size.
-    const reach = Math.max(this.lookBackSamples(640), this.lookBackSamples(1280));
+    const reach = this.lookBackSamples(parts.stepSamples);
     this.recent = new RecentSamples(reach);
     this.attention = new WakeAttention({
       capDbfs: SOUND_CAP_DBFS,
@@ -68,14 +75,9 @@ export class WakeHearing {
     });
   }
 
-  /** Samples per step at this pace. */
-  stepSamples(pace: WakePace): number {
-    return (this.parts.coarse ? 80 : PACE_WORK[pace].stepMs) / MS_PER_SAMPLE;
-  }
-
   /** Hears whole steps of `raw` from `startSample` on, at `pace`; stops between steps once `interrupted`. */
   async hear(raw: Int16Array, startSample: number, pace: WakePace, interrupted: () => boolean): Promise<void> {
-    const stepSamples = this.stepSamples(pace);
+    const { stepSamples } = this.parts;
     const steps = raw.length / stepSamples;
     const step = (s: number): Int16Array => raw.subarray(s * stepSamples, (s + 1) * stepSamples);
     const attention: Attention[] = Array.from({ length: steps }, (_, s) =>
@@ -85,10 +87,7 @@ export class WakeHearing {
       if (interrupted()) return;
       if (attention[s] === 'idle') {
         this.recent.append(step(s));
-        this.out.scores({
-          atMs: (startSample + (s + 1) * stepSamples) * MS_PER_SAMPLE,
-          scores: this.named(this.zeros),
-        });
+        this.out.scores({ atMs: (startSample + (s + 1) * stepSamples) * MS_PER_SAMPLE, scores: this.none });
         this.scorer = undefined;
         s++;
         continue;
@@ -130,16 +129,17 @@ export class WakeHearing {
     begins: boolean,
     interrupted: () => boolean,
   ): Promise<void> {
-    const { ort, melspectrogram, embedding, classifiers, denoiser } = this.parts;
-    const stepSamples = this.stepSamples(pace);
+    const { ort, melspectrogram, embedding, classifiers, denoiser, stepSamples } = this.parts;
     const work = PACE_WORK[pace];
     let segment = run;
     let heardOnly = 0;
     if (!this.scorer || begins) {
-      const closer = work.halfway ? (this.parts.lookCloserAt ?? LOOK_CLOSER_AT) : Infinity;
       const frames = Math.max(...classifiers.map((c) => c.frames));
       const features = new WakeFeatures(ort, melspectrogram, embedding, stepSamples, frames);
-      this.scorer = new WakeScorer(ort, features, classifiers, closer);
+      const closer = this.parts.lookCloserAt ?? LOOK_CLOSER_AT;
+      this.scorer = new WakeScorer(ort, features, classifiers, closer, work.between);
+      // The noise is taken out of a stretch heard in a noisy room; in a quiet one there is none to take out.
+      this.denoising = denoiser !== undefined && work.denoise && this.attention.floorDbfs >= NOISY_ROOM_DBFS;
       const kept = this.recent.length - (this.recent.length % stepSamples);
       const before = this.recent.last(Math.min(kept, this.lookBackSamples(stepSamples)));
       heardOnly = before.length / stepSamples;
@@ -148,9 +148,9 @@ export class WakeHearing {
       segment.set(run, before.length);
     }
     this.recent.append(run);
-    const denoise = denoiser !== undefined && work.denoise;
-    const input = denoise ? denoiser.process(segment) : segment;
-    const lagMs = denoise ? denoiser.latencySamples * MS_PER_SAMPLE : 0;
+    const denoise = this.denoising ? denoiser : undefined;
+    const input = denoise ? denoise.process(segment) : segment;
+    const lagMs = denoise ? denoise.latencySamples * MS_PER_SAMPLE : 0;
     const scored = await this.scorer.next(input, heardOnly, interrupted);
     if (interrupted()) return;
     const firstSample = startSample - heardOnly * stepSamples;

@@ -1,14 +1,21 @@
 import type * as Ort from 'onnxruntime-node';
 import { classify, type WakeClassifier } from './wake-classifiers.js';
-import { EMBEDDING_SIZE, EMBEDDING_STRIDE_SAMPLES, WAKE_SAMPLE_RATE_HZ, type WakeFeatures } from './wake-features.js';
+import {
+  EMBEDDING_SIZE,
+  EMBEDDING_STRIDE_SAMPLES,
+  FINE_FRAMES,
+  WAKE_SAMPLE_RATE_HZ,
+  type WakeFeatures,
+} from './wake-features.js';
+import type { PaceWork } from './wake-pace.js';
 
 /** Scores of the first 400 ms of a stretch are not trusted (as openWakeWord does): the windows hold little real audio. */
 const WARMUP_SAMPLES = 5 * EMBEDDING_STRIDE_SAMPLES;
 /**
  * In noise a wake word's score depends much on where the steps fall (10 ms moved 0.99 to 0.26).
- * A step scoring at least `lookCloserAt` is a wake word perhaps: for CLOSER_MS after it, the
- * windows ending halfway between steps are scored too (two more interleaved streams, computed
- * only then), and a step's score is the higher of its own and the one half a step before it.
+ * A step scoring at least `lookCloserAt` is a wake word perhaps: for CLOSER_MS after it, windows
+ * ending between steps are scored too (further interleaved streams, computed only then), and a
+ * step's score is the highest of its own and theirs.
  */
 const CLOSER_MS = 480;
 
@@ -31,13 +38,16 @@ export interface ScoredStep {
  * between steps. A new stretch (after quiet, or at another step size) gets a new scorer.
  */
 export class WakeScorer {
-  /** Steps between the embeddings a classifier reads (2 at 40 ms). */
+  /** Steps between the embeddings a classifier reads (1 at 80 ms, 2 at 40 ms). */
   private readonly stride: number;
   private readonly classifierFrames: number;
   /** How many of the last steps' embeddings are kept: enough for the classifier that reads the most. */
   readonly historySteps: number;
   private history: Float32Array;
-  private readonly halfway = new Map<number, Float32Array>();
+  /** Embeddings of windows ending between steps, by step and offset (`step:frames`). */
+  private readonly between = new Map<string, Float32Array>();
+  /** How far before a step's end (mel frames) each stream of windows between steps ends. */
+  private readonly offsets: number[];
   private closerUntilStep = -1;
   private readonly closerSteps: number;
   private readonly warmupSteps: number;
@@ -49,8 +59,10 @@ export class WakeScorer {
     private readonly ort: typeof Ort,
     private readonly features: WakeFeatures,
     private readonly classifiers: readonly WakeClassifier[],
-    /** A step scoring at least this has the halfway windows scored for a while (Infinity: never). */
+    /** A step scoring at least this has the windows between steps scored for a while (Infinity: never). */
     private readonly lookCloserAt: number,
+    /** Which windows between steps: all (every 20 ms), halfway, or none. */
+    between: PaceWork['between'],
   ) {
     const stepSamples = features.stepSamples;
     this.stride = EMBEDDING_STRIDE_SAMPLES / stepSamples;
@@ -60,6 +72,9 @@ export class WakeScorer {
     this.warmupSteps = WARMUP_SAMPLES / stepSamples;
     this.closerSteps = Math.ceil((CLOSER_MS * WAKE_SAMPLE_RATE_HZ) / 1000 / stepSamples);
     this.labels = classifiers.reduce((sum, c) => sum + c.labels.length, 0);
+    const stepFrames = (stepSamples / WAKE_SAMPLE_RATE_HZ) * 100;
+    const all = Array.from({ length: stepFrames / FINE_FRAMES - 1 }, (_, i) => (i + 1) * FINE_FRAMES);
+    this.offsets = between === 'all' ? all : between === 'halfway' ? [stepFrames / 2] : [];
   }
 
   get stepSamples(): number {
@@ -100,9 +115,9 @@ export class WakeScorer {
       }
       const scores = await this.classifyAll((frames) => this.classifierInput(frames));
       if (scores.some((score) => score >= this.lookCloserAt)) this.closerUntilStep = step + this.closerSteps;
-      if (step <= this.closerUntilStep) {
-        const halfway = await this.halfwayScores(step, steps - 1 - s);
-        for (let i = 0; i < scores.length; i++) scores[i] = Math.max(scores[i] as number, halfway[i] as number);
+      if (step <= this.closerUntilStep && this.offsets.length > 0) {
+        const closer = await this.scoresBetween(step, steps - 1 - s);
+        for (let i = 0; i < scores.length; i++) scores[i] = Math.max(scores[i] as number, closer[i] as number);
       }
       if (step < this.warmupSteps) scores.fill(0);
       out.push({ scores, loudness: stepLoudness });
@@ -122,25 +137,42 @@ export class WakeScorer {
   }
 
   /**
-   * Every model's scores on the stream of windows that end halfway before `step` and 80 ms apart
-   * before that; `stepsToNewest` is how many steps of the last batch follow it. Embeddings not
-   * computed yet are computed in one batch.
+   * Every model's highest score on the streams of windows that end between `step` and the step
+   * before, 80 ms apart before that; `stepsToNewest` is how many steps of the last batch follow
+   * it. Embeddings not computed yet are computed in one batch.
    */
-  private async halfwayScores(step: number, stepsToNewest: number): Promise<Float32Array> {
+  private async scoresBetween(step: number, stepsToNewest: number): Promise<Float32Array> {
     const frames = this.classifierFrames;
-    const wanted = Array.from({ length: frames }, (_, i) => step - i * this.stride);
-    const missing = wanted.filter((n) => !this.halfway.has(n));
+    const key = (n: number, offset: number): string => `${n}:${offset}`;
+    const missing = this.offsets.flatMap((offset) =>
+      Array.from({ length: frames }, (_, i) => step - i * this.stride)
+        .filter((n) => !this.between.has(key(n, offset)))
+        .map((n) => ({ n, offset })),
+    );
     if (missing.length > 0) {
-      const embeddings = await this.features.halfwayBefore(missing.map((n) => step - n + stepsToNewest));
-      missing.forEach((n, i) => this.halfway.set(n, embeddings.subarray(i * EMBEDDING_SIZE, (i + 1) * EMBEDDING_SIZE)));
+      const embeddings = await this.features.windowsBefore(
+        missing.map(({ n, offset }) => ({ stepsBefore: step - n + stepsToNewest, offsetFrames: offset })),
+      );
+      missing.forEach(({ n, offset }, i) =>
+        this.between.set(key(n, offset), embeddings.subarray(i * EMBEDDING_SIZE, (i + 1) * EMBEDDING_SIZE)),
+      );
     }
-    for (const n of this.halfway.keys()) if (n <= step - frames * this.stride) this.halfway.delete(n);
-    return this.classifyAll((count) => {
-      const input = new Float32Array(count * EMBEDDING_SIZE);
-      for (let i = 0; i < count; i++)
-        input.set(this.halfway.get(step - (count - 1 - i) * this.stride) as Float32Array, i * EMBEDDING_SIZE);
-      return input;
-    });
+    for (const k of this.between.keys())
+      if (Number(k.split(':')[0]) <= step - frames * this.stride) this.between.delete(k);
+    const best = new Float32Array(this.labels);
+    for (const offset of this.offsets) {
+      const scores = await this.classifyAll((count) => {
+        const input = new Float32Array(count * EMBEDDING_SIZE);
+        for (let i = 0; i < count; i++)
+          input.set(
+            this.between.get(key(step - (count - 1 - i) * this.stride, offset)) as Float32Array,
+            i * EMBEDDING_SIZE,
+          );
+        return input;
+      });
+      for (let i = 0; i < best.length; i++) best[i] = Math.max(best[i] as number, scores[i] as number);
+    }
+    return best;
   }
 
   /** The newest embedding and the `frames - 1` before it at 80 ms spacing: one of the interleaved streams. */

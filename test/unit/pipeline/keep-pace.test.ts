@@ -50,16 +50,16 @@ describe('keepPace: never silent about falling behind the microphone', () => {
       ),
     );
     (wake as { backlogMs: number }).backlogMs = 7000;
-    backlog.next({ pace: 'coarse-noisy', backlogMs: 7000, droppedMs: 0, atMs: 1000 });
+    backlog.next({ pace: 'noisy', backlogMs: 7000, droppedMs: 0, atMs: 1000 });
     scored(frames, clock, 1000, 40);
-    backlog.next({ pace: 'coarse-noisy', backlogMs: 30_000, droppedMs: 2500, atMs: 5000 });
+    backlog.next({ pace: 'noisy', backlogMs: 30_000, droppedMs: 2500, atMs: 5000 });
     (wake as { backlogMs: number }).backlogMs = 100;
     scored(frames, clock, 9000, 40);
     backlog.next({ pace: 'full', backlogMs: 0, droppedMs: 2500, atMs: 30_000 });
     frames.complete();
     backlog.complete();
     expect(await events).toEqual<PaceEvent[]>([
-      { type: 'wake-pace', pace: 'coarse-noisy', backlogMs: 7000 },
+      { type: 'wake-pace', pace: 'noisy', backlogMs: 7000 },
       { type: 'behind', lagMs: 7000, stage: 'wake word' },
       { type: 'dropped', droppedMs: 2500 },
       { type: 'caught-up', behindMs: 8000, worstLagMs: 7000 },
