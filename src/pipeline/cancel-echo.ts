@@ -22,9 +22,9 @@ export function cancelEcho(
   const msPerSample = 1000 / sampleRateHz;
   return map((frame) => {
     const { samples } = frame;
-    const out = new Int16Array(samples.length);
     const firstAt = frame.capturedAt - samples.length * msPerSample;
     if (samples.length % step === 0 && canceller.passes(samples, firstAt)) return { ...frame, ...NOTHING_PLAYED };
+    const out = new Int16Array(samples.length);
     let trusted = true;
     let predicted: number | null = NO_ECHO_DBFS;
     let loss: number | null = Infinity;
