@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Subscription, type Observable } from 'rxjs';
 import { ConfigError } from '../config/errors.js';
 import type { HarkConfig } from '../config/schema.js';
-import { PACKAGE_ROOT } from '../system/package-paths.js';
+import { packageVersion } from '../system/package-paths.js';
 import { exposureProblem } from '../web/access.js';
 import { LiveFeed } from '../web/live.js';
 import { PageState } from '../web/page-state.js';
@@ -97,11 +95,6 @@ function whyNotListening(error: NodeJS.ErrnoException, listen: string): string {
   if (error.code === 'EACCES') return `${listen}: ports below 1024 need privileges hark does not have`;
   if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `${listen}: no such host name`;
   return error.message;
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: string };
-  return manifest.version ?? 'unknown';
 }
 
 /** Why the status page, as configured, would refuse to start (`run` stops with exit 2 then), if it would. */

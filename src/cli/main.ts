@@ -3,6 +3,7 @@ import { ConfigError } from '../config/errors.js';
 import { ServiceError } from '../service/errors.js';
 import { RequestValidationError } from '../contract/validation-error.js';
 import { isAbortError } from '../system/abort.js';
+import { packageVersion } from '../system/package-paths.js';
 import { redact } from '../system/secrets.js';
 import { ReferenceClipError } from '../voice/reference.js';
 import { registerChat } from './chat.js';
@@ -23,7 +24,7 @@ import { registerWake } from './wake.js';
 
 const program = new Command('hark')
   .description('hark: a hands-free voice assistant daemon for the Model Inference Service')
-  .version('0.1.0')
+  .version(packageVersion())
   .option(
     '-c, --config <file>',
     'config file (default: $HARK_CONFIG, else $XDG_CONFIG_HOME/hark/config.yaml, else /etc/hark/config.yaml)',

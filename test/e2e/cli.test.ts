@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pcmToWav, readWavInfo } from '../../src/audio/wav-header.js';
 import { runFfmpeg } from '../../src/audio/ffmpeg.js';
@@ -162,6 +162,23 @@ describe('hark CLI', () => {
       'wake',
     ];
     for (const command of commands) expect(result.stdout).toMatch(new RegExp(`^  ${command}\\b.* {2}\\S`, 'm'));
+  });
+
+  it('--version says the version of the package installed, so an upgrade shows', async () => {
+    // An installed copy whose package.json says another version (as after an upgrade).
+    const installed = mkdtempSync(join(tmpdir(), 'hark-installed-'));
+    cpSync(resolve(HARK, '../..'), join(installed, 'dist'), { recursive: true });
+    symlinkSync(resolve(HARK, '../../../node_modules'), join(installed, 'node_modules'));
+    writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'hark', version: '9.8.7', type: 'module' }));
+    const result = await new Promise<{ code: number | null; stdout: string }>((done) => {
+      const child = spawn(process.execPath, [join(installed, 'dist', 'bin', 'hark.js'), '--version'], {
+        env: cleanEnv(),
+      });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.on('close', (code) => done({ code, stdout }));
+    });
+    expect(result).toEqual({ code: 0, stdout: '9.8.7\n' });
   });
 
   it('without a key, says where to put one and exits 2', async () => {
