@@ -30,15 +30,12 @@ export interface DoctorInput {
 }
 
 function checkNode(): CheckResult {
-  // undici 7 needs 20.18.1.
+  // undici 7 needs 20.18.1. The platform says which of onnxruntime-node's builds hark loads.
   const [major = 0, minor = 0, patch = 0] = process.versions.node.split('.').map(Number);
+  const detail = `v${process.versions.node} (${process.platform}-${process.arch})`;
   return major > 20 || (major === 20 && (minor > 18 || (minor === 18 && patch >= 1)))
-    ? ok('node', `v${process.versions.node}`)
-    : fail(
-        'node',
-        `v${process.versions.node}`,
-        'install Node.js 20.18.1 or newer (Debian 13 / Raspberry Pi OS trixie: apt install nodejs)',
-      );
+    ? ok('node', detail)
+    : fail('node', detail, 'install Node.js 20.18.1 or newer (Debian 13 / Raspberry Pi OS trixie: apt install nodejs)');
 }
 
 function checkRecorder(recorder: string): CheckResult {
