@@ -1,4 +1,5 @@
 import type { Subscription } from 'rxjs';
+import { PLAYBACK_FIX, PlaybackError } from '../audio/playback-error.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
 import type { Service } from '../service/index.js';
@@ -58,9 +59,12 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  // What a file run heard: turns, and speech left unanswered for want of the wake word.
+  // What a file run heard: turns, and speech left unanswered for want of the wake word; and
+  // what it said: turns the user heard, and the last that could not be played.
   let turns = 0;
   let unheard = 0;
+  let heardTurns = 0;
+  let unplayed: PlaybackError | undefined;
   let status: Subscription | undefined;
   try {
     loop = await startVoiceLoop(config, service, logger, {
@@ -74,7 +78,10 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
       next: (event) => {
         if (event.type === 'state') systemd.status(event.state);
         if (event.type === 'no-wake-word' && !event.tentative) unheard++;
-        if (event.type === 'turn') turns++;
+        if (event.type !== 'turn') return;
+        turns++;
+        if (event.turn.failed instanceof PlaybackError) unplayed = event.turn.failed;
+        else if (event.turn.audioMs.played > 0) heardTurns++;
       },
       // A failure ends loop.done, which reports it.
       error: () => undefined,
@@ -86,6 +93,10 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
     if (options.web && page && stopReason === 'input ended') {
       logger.info('web.staying', { urls: page.urls, until: 'Ctrl-C (SIGINT) or SIGTERM' });
       await signal;
+    }
+    // A file run whose every answer was lost failed, however well the rest went.
+    if (options.input && unplayed && heardTurns === 0) {
+      throw new Error(`nothing hark said could be played (${unplayed.message}): ${PLAYBACK_FIX}`);
     }
   } finally {
     process.off('SIGINT', stop);
