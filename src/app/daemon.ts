@@ -18,6 +18,8 @@ export interface DaemonContext {
   hasKey: boolean;
   logger: Logger;
   logTail?: LogTail | undefined;
+  /** The stand-in started for --sim: the service hark talks to then. */
+  sim?: { url: string } | undefined;
 }
 
 export interface DaemonOptions extends Omit<VoiceLoopOptions, 'reference' | 'metering' | 'stayOpen'> {
@@ -89,6 +91,7 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
     if (stopReason === 'input ended') systemd.ready('listening');
     else void loop.stop().catch(() => undefined);
     await loop.done;
+    if (options.input && stopReason === 'input ended') page?.inputEnded();
     if (options.input && turns === 0 && unheard > 0) warnUnheard(logger, config, unheard);
     if (options.web && page && stopReason === 'input ended') {
       logger.info('web.staying', { urls: page.urls, until: 'Ctrl-C (SIGINT) or SIGTERM' });

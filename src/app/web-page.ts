@@ -8,6 +8,7 @@ import { exposureProblem } from '../web/access.js';
 import { LiveFeed } from '../web/live.js';
 import { PageState } from '../web/page-state.js';
 import { startPageServer } from '../web/server.js';
+import { INPUT_ENDED } from '../web/wire.js';
 import { pageControls, type ControlsSetup } from './page-controls.js';
 import { pageEvents } from './page-events.js';
 import type { VoiceLoop } from './voice-loop.js';
@@ -18,6 +19,8 @@ export interface WebPage {
   urls: string[];
   /** Shows the running loop: its events, its mute, and its controls. */
   attach(loop: VoiceLoop): void;
+  /** A file run's input has ended: the page says so, instead of that hark listens. */
+  inputEnded(): void;
   close(): Promise<void>;
 }
 
@@ -82,6 +85,9 @@ export async function openWebPage(config: HarkConfig, setup: ControlsSetup): Pro
         }),
       );
       subscriptions.add(started.muted.subscribe((muted) => feed.push({ type: 'muted', muted })));
+    },
+    inputEnded() {
+      feed.push({ type: 'state', state: INPUT_ENDED });
     },
     async close() {
       subscriptions.unsubscribe();

@@ -25,7 +25,11 @@ export interface TurnSummary {
   audioMs: { written: number; played: number };
 }
 
+/** The page's state once a file run's input has ended: hark hears nothing more, and its page stays up. */
+export const INPUT_ENDED = 'input ended';
+
 export type KnownPageEvent =
+  /** What hark is doing: an AssistantState, or INPUT_ENDED. */
   | { type: 'state'; state: string }
   | { type: 'muted'; muted: boolean }
   | {

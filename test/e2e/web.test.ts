@@ -56,7 +56,8 @@ describe('the status page, served by hark run', () => {
       );
       expect(stats.firstSamplePlayed?.median).toBeGreaterThan(0);
       const state = (await (await fetch(`${hark.url}api/state`)).json()) as { state: string; conversation: unknown[] };
-      expect(state.state).toBe('listening');
+      // The file has been heard to its end: hark listens to nothing now, and the page says so.
+      expect(state.state).toBe('input ended');
       expect(state.conversation).toHaveLength(1);
     } finally {
       expect(await hark.stop()).toBe(0);
