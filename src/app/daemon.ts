@@ -45,7 +45,8 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   const systemd = new SystemdNotifier(logger);
   const clone = await configuredReference(config, logger);
   const serve = options.web === true || (config.web.enabled && !options.input);
-  const page = serve ? await openWebPage(config, { ...context, voice: describeVoice(config, clone) }) : undefined;
+  const voice = describeVoice(config, clone);
+  const page = serve ? await openWebPage(config, { ...context, voice }, options.web === true) : undefined;
   let loop: VoiceLoop | undefined;
   let stopReason: NodeJS.Signals | 'input ended' = 'input ended';
   let signalled: () => void = () => undefined;

@@ -156,6 +156,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
               await loop.done;
               const cut = stopped.aborted;
               if (page && !cut) {
+                page.inputEnded();
                 progress.say(
                   `the status page stays up at ${page.urls[0] ?? ''} (try its voice test); Ctrl-C ends the demo`,
                 );

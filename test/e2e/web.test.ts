@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +33,26 @@ describe('the status page, served by hark run', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/web\.listen: 0\.0\.0\.0:0 can be reached from other machines.*set HARK_WEB_TOKEN/);
     expect(result.stdout).not.toMatch(/hark\.listening/);
+  });
+
+  it('run --web whose port is taken fails at once, naming the port and what holds it', async () => {
+    const holder = createServer();
+    const port = await new Promise<number>((resolve) =>
+      holder.listen(0, '127.0.0.1', () => resolve((holder.address() as AddressInfo).port)),
+    );
+    try {
+      const result = await runHark(['run', '--input', UTTERANCE, '--web', '-o', join(dir, 'taken.wav')], {
+        env: cleanEnv({ ...service(), HARK_WEB_LISTEN: `127.0.0.1:${port}` }),
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `hark: --web: the status page cannot listen: port ${port} is taken by node (pid ${process.pid}) (127.0.0.1:${port}); ` +
+          'set web.listen to a free address (HARK_WEB_LISTEN=127.0.0.1:8791)\n',
+      );
+      expect(result.stdout).not.toMatch(/hark\.listening/);
+    } finally {
+      holder.close();
+    }
   });
 
   it('run --input --web: the turn is in /api/turns and /api/state, and the page stays up until Ctrl-C', async () => {
