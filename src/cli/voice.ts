@@ -3,7 +3,8 @@ import { concat, ignoreElements, lastValueFrom, takeUntil, tap } from 'rxjs';
 import { servicePorts } from '../app/service-ports.js';
 import { createPlayer } from '../app/voice-loop.js';
 import { VOICE_SAMPLE, configuredReference, describeVoice } from '../app/configured-voice.js';
-import { withContext, type GlobalOptions } from './context.js';
+import { withCheckedContext, type GlobalOptions } from './context.js';
+import type { HarkConfig } from '../config/schema.js';
 import { abortError, whenAborted } from '../system/abort.js';
 import { checkOutputFile, checkWavName, keptBy } from './files.js';
 import { interruptible } from './interrupt.js';
@@ -17,12 +18,13 @@ export function registerVoice(program: Command, globals: () => GlobalOptions): v
     .option('-o, --output <file>', 'write it to a WAV instead of playing it')
     .action(async (words: string[], options: { output?: string }) => {
       // Ctrl-C (or SIGTERM) stops it; a file it was writing is removed, one there before is kept.
+      const check = async (config: HarkConfig) => {
+        if (!options.output) return;
+        await checkOutputFile(options.output, keptBy(config));
+        checkWavName(options.output);
+      };
       await interruptible((stopped) =>
-        withContext(globals(), 'stderr', async ({ config, service, logger }) => {
-          if (options.output) {
-            await checkOutputFile(options.output, keptBy(config));
-            checkWavName(options.output);
-          }
+        withCheckedContext(globals(), 'stderr', check, async ({ config, service, logger }) => {
           const clone = await configuredReference(config, logger);
           // Stopped while it got ready: nothing is said, nothing written.
           if (stopped.aborted) throw abortError();

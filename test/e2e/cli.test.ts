@@ -62,6 +62,8 @@ describe('hark CLI', () => {
       [['say', 'hello', '-o', join(dir, 'nodir', 's.wav')], /nodir\/s\.wav: no such directory/],
       [['demo', '-o', dir], /: is a directory/],
       [['run', '--input', recording, '-o', join(dir, 'reply.txt')], /reply\.txt: hark writes WAV here; name it \.wav/],
+      [['run', '--input', recording, '-o', join(dir, 'out.mp3')], /out\.mp3: hark writes WAV here; name it \.wav/],
+      [['transcribe', '--language', 'xx', recording], /--language: "xx" is not a language code \(ISO 639/],
       [['run', '--fast'], /--fast reads an input file: give it with --input/],
       [['--config', '', 'chat', 'hi'], /--config was given no file/],
       [['wake', 'scan', join(dir, 'missing.wav')], /missing\.wav: no such file/],
@@ -77,6 +79,8 @@ describe('hark CLI', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr).not.toMatch(/\n\s+at /);
+      // Said before any work: the stand-in never started.
+      expect(`${result.stdout}${result.stderr}`, args.join(' ')).not.toMatch(/sim\.started|starting the stand-in/);
     }
     const clip = { HARK_VOICE_REFERENCE: recording, HARK_VOICE_REFERENCE_TEXT: 'What I said in the recording.' };
     for (const args of [
@@ -173,7 +177,9 @@ describe('hark CLI', () => {
   it('a bad config value stops it with the file and field named', async () => {
     const result = await runHark(['--sim', 'chat', 'hi'], { env: cleanEnv({ HARK_CHAT_TEMPERATURE: '7' }) });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/environment: chat.temperature: must be at most 1 \(got 7\)/);
+    expect(result.stderr).toMatch(
+      /environment: HARK_CHAT_TEMPERATURE \(chat.temperature\): must be at most 1 \(got 7\)/,
+    );
   });
 
   it('sim on a port another program listens on says so, and exits 2', async () => {

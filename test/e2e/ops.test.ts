@@ -49,7 +49,7 @@ describe('hark doctor', () => {
     const result = await runHark(['doctor'], { env: cleanEnv({ HARK_SPEECH_SPEED: '99' }) });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
-      /^FAIL +config +invalid configuration:\n +environment: speech\.speed: must be at most 4/m,
+      /^FAIL +config +invalid configuration:\n +environment: HARK_SPEECH_SPEED \(speech\.speed\): must be at most 4/m,
     );
   });
 });
