@@ -3,6 +3,7 @@ import { PLAYBACK_FIX, PlaybackError } from '../audio/playback-error.js';
 import { turnLatencies, type Turn } from '../dialog/turn.js';
 import type { AssistantEvent } from '../pipeline/events.js';
 import type { Logger } from '../system/logger.js';
+import { API_KEY_FIX } from '../config/load.js';
 import { ServiceError } from '../service/errors.js';
 import { RequestValidationError } from '../contract/validation-error.js';
 
@@ -25,6 +26,7 @@ export function failedStage(error: Error): 'reply' | 'synthesis' | 'transcriptio
 /** What the user can do about a failure, when hark knows. */
 export function failureFix(error: Error): string | undefined {
   if (error instanceof PlaybackError) return PLAYBACK_FIX;
+  if (error instanceof ServiceError && error.status === 401) return API_KEY_FIX;
   return undefined;
 }
 

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { concat, ignoreElements, lastValueFrom, takeUntil, tap } from 'rxjs';
 import { servicePorts } from '../app/service-ports.js';
 import { createPlayer } from '../app/voice-loop.js';
+import { PLAYBACK_FIX } from '../audio/playback-error.js';
 import { VOICE_SAMPLE, configuredReference, describeVoice } from '../app/configured-voice.js';
 import { withCheckedContext, type GlobalOptions } from './context.js';
 import type { HarkConfig } from '../config/schema.js';
@@ -43,7 +44,7 @@ export function registerVoice(program: Command, globals: () => GlobalOptions): v
           }
           if (stopped.aborted) throw abortError();
           // A player that failed has been logged; the command must not pretend it was heard.
-          if (player.lastFailure) throw new Error(`playback failed: ${player.lastFailure}`);
+          if (player.lastFailure) throw new Error(`playback failed: ${player.lastFailure}; ${PLAYBACK_FIX}`);
           if (options.output) process.stderr.write(`wrote ${options.output}\n`);
         }),
       );

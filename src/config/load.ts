@@ -10,6 +10,8 @@ import { configSchema, defaultConfig, type HarkConfig } from './schema.js';
 
 export const DEFAULTS_PATH = join(PACKAGE_ROOT, 'config', 'default.yaml');
 export const CREDENTIAL_NAME = 'hark-api-key';
+/** What to do when the service refuses the key (HTTP 401). */
+export const API_KEY_FIX = `check the API key: HARK_API_KEY, or the systemd credential ${CREDENTIAL_NAME} (a token made in the service's console)`;
 export const WEB_TOKEN_CREDENTIAL = 'hark-web-token';
 
 export interface LoadOptions {

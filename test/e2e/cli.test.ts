@@ -11,6 +11,10 @@ import { HARK, cleanEnv, runHark } from '../helpers/cli.js';
 import { toneWav } from '../helpers/audio.js';
 import { UTTERANCE } from '../helpers/speech.js';
 
+/** A PNG of one red pixel. */
+const ONE_PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+
 const dir = mkdtempSync(join(tmpdir(), 'hark-cli-'));
 
 describe('hark CLI', () => {
@@ -100,17 +104,37 @@ describe('hark CLI', () => {
   it('chat refuses an attachment it cannot send, naming it, before asking anything', async () => {
     const notes = join(dir, 'notes.txt');
     writeFileSync(notes, 'just some words');
+    const photo = join(dir, 'photo.png');
+    writeFileSync(photo, Buffer.from(ONE_PIXEL_PNG, 'base64'));
+    const soundNamedPng = join(dir, 'sound.png');
+    writeFileSync(soundNamedPng, await readFile(UTTERANCE));
+    const VL = ['--model', 'Ling-3.0-flash-VL'];
     const cases: [string[], RegExp][] = [
       [['--api', 'messages', '--audio', UTTERANCE], /--video and --audio go to the chat-completions endpoint/],
       [['--image', join(dir, 'missing.png')], /missing\.png: no such file/],
       [['--image', dir], /: is a directory, not an image to attach/],
       [['--image', notes], /notes\.txt: unknown media type/],
+      [
+        ['--image', photo],
+        /^hark: Ling-3\.0-flash takes no images: ask one that does with --model Ling-3\.0-flash-VL\n$/,
+      ],
+      [['--api', 'messages', '--image', photo], /^hark: Ling-3\.0-flash takes no images: ask one that does/],
+      [
+        ['--audio', UTTERANCE],
+        /takes no audio, nor does any model of edition A .*--model Ming-3\.0-audio-flash with HARK_SERVICE_EDITION=B/,
+      ],
+      [[...VL, '--image', UTTERANCE], /utterance-8k\.wav: is audio, not an image\n$/],
+      [[...VL, '--image', soundNamedPng], /sound\.png: is not an image: its bytes are not PNG\n$/],
     ];
     for (const [args, message] of cases) {
       const result = await runHark(['--sim', 'chat', ...args, 'what is this?']);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
     }
+    // Sent to the model that takes it: an answer, and no warning about settings the user never chose.
+    const seen = await runHark(['--sim', 'chat', ...VL, '--image', photo, 'what is this?']);
+    expect(seen.code).toBe(0);
+    expect(seen.stderr).toBe('');
   });
 
   it('sim refuses a script or voice it cannot use, at once, instead of serving without it', async () => {
