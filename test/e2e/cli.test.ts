@@ -56,6 +56,7 @@ describe('hark CLI', () => {
     const recording = join(dir, 'recording.wav');
     writeFileSync(precious, "the user's own file");
     writeFileSync(recording, await readFile(UTTERANCE));
+    writeFileSync(join(dir, 'notes.txt.wav'), 'some words, not a model');
     const headerOnly = join(dir, 'header.wav');
     writeFileSync(headerOnly, pcmToWav(new Int16Array(0), 16000));
     const cases: [string[], RegExp][] = [
@@ -72,6 +73,10 @@ describe('hark CLI', () => {
       [['--config', '', 'chat', 'hi'], /--config was given no file/],
       [['wake', 'scan', join(dir, 'missing.wav')], /missing\.wav: no such file/],
       [['wake', 'scan', recording, '--models', 'nosuch'], /unknown wake-word model "nosuch"/],
+      [
+        ['wake', 'scan', recording, '--models', join(dir, 'notes.txt.wav')],
+        /notes\.txt\.wav: not a wake-word model \(onnxruntime cannot read it as ONNX: Protobuf parsing failed\)/,
+      ],
       [['tools', 'call', 'nosuch', '{}'], /there is no tool named nosuch \(known: get_time/],
       [['transcribe', headerOnly], /header\.wav: holds no audio/],
       [['say', '   ', '-o', join(dir, 'blank.wav')], /nothing to say/],
