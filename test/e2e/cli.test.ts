@@ -171,6 +171,26 @@ describe('hark CLI', () => {
     expect(short.stderr).toMatch(/HARK_WEB_TOKEN is too short/);
   });
 
+  it('config check says where it prepared the voice clip, and refuses one with too little speech to clone from', async () => {
+    const cache = join(dir, 'cache');
+    const clip = { HARK_VOICE_REFERENCE: UTTERANCE, HARK_VOICE_REFERENCE_TEXT: 'What I said.', XDG_CACHE_HOME: cache };
+    const first = await runHark(['config', 'check'], { env: cleanEnv(clip) });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(
+      new RegExp(`^  voice clip: 5\\.4 s, prepared into ${cache}/hark/reference-[0-9a-f]{32}\\.wav$`, 'm'),
+    );
+    const again = await runHark(['config', 'check'], { env: cleanEnv(clip) });
+    expect(again.stdout).toMatch(new RegExp(`^  voice clip: 5\\.4 s, read from ${cache}/hark/reference-`, 'm'));
+    // Clipped noise: as loud as a voice all through, and no voice in it.
+    const noise = join(dir, 'noise.wav');
+    await runFfmpeg(['-f', 'lavfi', '-i', 'anoisesrc=c=pink:a=0.5', '-af', 'volume=12', '-t', '12', '-y', noise]);
+    const refused = await runHark(['config', 'check'], { env: cleanEnv({ ...clip, HARK_VOICE_REFERENCE: noise }) });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /noise\.wav: too little speech to clone a voice from: the VAD hears \d\.\d s of speech/,
+    );
+  });
+
   it('models lists both editions', async () => {
     const result = await runHark(['models']);
     expect(result.stdout).toMatch(/^A +Ring-2\.6-1T +chat, messages +- +yes/m);
