@@ -1,5 +1,5 @@
 import { ffmpegPath } from '../audio/ffmpeg.js';
-import type { LoadedConfig } from '../config/load.js';
+import { API_KEY_FIX, type LoadedConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
 import { SileroVad } from '../listen/silero-vad.js';
 import { ServiceError } from '../service/errors.js';
@@ -135,11 +135,7 @@ async function checkService(input: DoctorInput): Promise<CheckResult> {
     return ok('service', `${service.transport.baseUrl} answers and accepts the key`);
   } catch (error) {
     if (error instanceof ServiceError && error.status === 401) {
-      return fail(
-        'service',
-        `${service.transport.baseUrl}: key rejected (${error.type})`,
-        'check HARK_API_KEY: create a token in the service console',
-      );
+      return fail('service', `${service.transport.baseUrl}: key rejected (${error.type})`, API_KEY_FIX);
     }
     if (error instanceof ServiceError && error.status === 0) {
       return fail(

@@ -1,7 +1,9 @@
 import { tap, type MonoTypeOperatorFunction } from 'rxjs';
+import { PLAYBACK_FIX, PlaybackError } from '../audio/playback-error.js';
 import { turnLatencies, type Turn } from '../dialog/turn.js';
 import type { AssistantEvent } from '../pipeline/events.js';
 import type { Logger } from '../system/logger.js';
+import { API_KEY_FIX } from '../config/load.js';
 import { ServiceError } from '../service/errors.js';
 import { RequestValidationError } from '../contract/validation-error.js';
 
@@ -21,6 +23,19 @@ export function failedStage(error: Error): 'reply' | 'synthesis' | 'transcriptio
   return 'playback';
 }
 
+/** What the user can do about a failure, when hark knows. */
+export function failureFix(error: Error): string | undefined {
+  if (error instanceof PlaybackError) return PLAYBACK_FIX;
+  if (error instanceof ServiceError && error.status === 401) return API_KEY_FIX;
+  return undefined;
+}
+
+/** Why a turn failed, for its log line and the page: the stage, the error, and the fix when there is one. */
+export function turnFailure(error: Error): { stage: ReturnType<typeof failedStage>; fix?: string } {
+  const fix = failureFix(error);
+  return { stage: failedStage(error), ...(fix ? { fix } : {}) };
+}
+
 /** The one structured line per turn. */
 export function logTurn(logger: Logger, turn: Turn): void {
   const fields = {
@@ -28,7 +43,7 @@ export function logTurn(logger: Logger, turn: Turn): void {
     reply: turn.reply,
     ...(turn.interrupted || turn.failed ? { heard: turn.heard } : {}),
     interrupted: turn.interrupted,
-    ...(turn.failed ? { stage: failedStage(turn.failed), error: turn.failed } : {}),
+    ...(turn.failed ? { ...turnFailure(turn.failed), error: turn.failed } : {}),
     usage: turn.usage ?? null,
     transcriptionRequests: turn.query.transcript.parts,
     extraRequests: turn.extraRequests,

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/errors.js';
+import { failureFix } from '../app/log-events.js';
 import { ServiceError } from '../service/errors.js';
 import { RequestValidationError } from '../contract/validation-error.js';
 import { isAbortError } from '../system/abort.js';
@@ -88,7 +89,8 @@ try {
     process.exitCode = 130;
   } else {
     const message = error instanceof ServiceError || error instanceof Error ? error.message : String(error);
-    process.stderr.write(`hark: ${redact(message)}\n`);
+    const fix = error instanceof Error ? failureFix(error) : undefined;
+    process.stderr.write(`hark: ${redact(message)}${fix ? `; ${fix}` : ''}\n`);
     process.exitCode = exitCodeFor(error);
   }
 }

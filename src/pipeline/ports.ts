@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import type { PlaybackError } from '../audio/playback-error.js';
 import type { ReplyEvent } from '../contract/reply.js';
 import type { Message } from '../dialog/conversation.js';
 import type { ToolActivity } from '../dialog/tool-calls.js';
@@ -73,6 +74,8 @@ export interface Player {
   pause(): void;
   resume(): void;
   close(): Promise<void>;
+  /** Each failure to play (hot), saying which audio on the timeline it cost: that was never heard. */
+  readonly failures: Observable<PlaybackError>;
 }
 
 /**

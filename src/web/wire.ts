@@ -17,14 +17,19 @@ export interface TurnSummary {
   /** The rest of the reply, never heard: after the cut, for an interrupted reply. */
   unheard: string;
   interrupted: string | false;
-  failed?: { stage: string; error: string };
+  /** Why it failed: the stage, the error, and what to do about it when hark knows. */
+  failed?: { stage: string; error: string; fix?: string };
   usage: { inputTokens: number; outputTokens: number } | null;
   /** Milliseconds from the end of speech to each step (the turn log's latencyMs). */
   latencyMs: Record<string, number>;
   audioMs: { written: number; played: number };
 }
 
+/** The page's state once a file run's input has ended: hark hears nothing more, and its page stays up. */
+export const INPUT_ENDED = 'input ended';
+
 export type KnownPageEvent =
+  /** What hark is doing: an AssistantState, or INPUT_ENDED. */
   | { type: 'state'; state: string }
   | { type: 'muted'; muted: boolean }
   | {

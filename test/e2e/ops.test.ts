@@ -44,7 +44,7 @@ describe('hark doctor', () => {
       env: cleanEnv({ HARK_SERVICE_BASE_URL: sim.url, HARK_API_KEY: 'wrong-key-123' }),
     });
     expect(result.stdout).toMatch(
-      /^FAIL +service +http:\/\/127\.0\.0\.1:\d+\/: key rejected \(authentication_error\)\n +fix: check HARK_API_KEY/m,
+      /^FAIL +service +http:\/\/127\.0\.0\.1:\d+\/: key rejected \(authentication_error\)\n +fix: check the API key: HARK_API_KEY, or the systemd credential hark-api-key/m,
     );
   });
 
@@ -52,7 +52,7 @@ describe('hark doctor', () => {
     const result = await runHark(['doctor'], { env: cleanEnv({ HARK_SPEECH_SPEED: '99' }) });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
-      /^FAIL +config +invalid configuration:\n +environment: speech\.speed: must be at most 4/m,
+      /^FAIL +config +invalid configuration:\n +environment: HARK_SPEECH_SPEED \(speech\.speed\): must be at most 4/m,
     );
   });
 });

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as Ort from 'onnxruntime-node';
@@ -188,10 +188,18 @@ describe('wake-word models', () => {
     await detector.close();
   });
 
-  it('refuses a file that is not an openWakeWord model', async () => {
+  it('refuses a file that is not an openWakeWord model, or no model at all, naming it', async () => {
     const modelsDir = packageModelsDir() as string;
     await expect(OpenWakeWord.load({ models: [join(modelsDir, 'embedding_model.onnx')], ...options })).rejects.toThrow(
       /not an openWakeWord model/,
+    );
+    const text = join(mkdtempSync(join(tmpdir(), 'hark-not-a-model-')), 'hey_hark.onnx');
+    writeFileSync(text, 'some words, not a model');
+    const error = await OpenWakeWord.load({ models: [text], ...options }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WakeModelsMissingError);
+    expect((error as Error).message).toBe(
+      `${text}: not a wake-word model (onnxruntime cannot read it as ONNX: Protobuf parsing failed); ` +
+        'give the path of an openWakeWord classifier (.onnx), or the name of a pre-trained one',
     );
   });
 });
