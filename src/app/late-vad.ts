@@ -3,8 +3,7 @@ import { VAD_FRAME_SAMPLES } from '../listen/vad.js';
 
 /**
  * A VAD whose model is still loading: hark listens from its start, and each frame heard meanwhile
- * waits for the model and is scored by it, in order (frames are scored one at a time, see
- * scoreVoice). Its name is the engine asked for until the one loaded (perhaps a fallback) says.
+ * waits for the model and is scored by it, in order. Its name is the engine asked for until the one loaded (perhaps a fallback) says.
  */
 export class LateVad implements Vad {
   readonly frameSamples = VAD_FRAME_SAMPLES;

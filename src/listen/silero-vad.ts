@@ -48,6 +48,8 @@ export class SileroVad {
   /** How far above the floor's margin frames the model judged silence have lately been (dB). */
   private markAboveDb = 0;
   private last = 0;
+  /** The frame being scored: the next waits for it (the model's state runs from frame to frame). */
+  private scoring: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly ort: typeof Ort,
@@ -68,7 +70,14 @@ export class SileroVad {
     return new SileroVad(ort, session, gate);
   }
 
-  async probability(frame: Int16Array): Promise<number> {
+  /** A frame's speech probability; frames asked for before the last has been answered are scored after it, in order. */
+  probability(frame: Int16Array): Promise<number> {
+    const scored = this.scoring.then(() => this.score(frame));
+    this.scoring = scored.catch(() => undefined);
+    return scored;
+  }
+
+  private async score(frame: Int16Array): Promise<number> {
     if (frame.length !== VAD_FRAME_SAMPLES) throw new Error(`Silero VAD takes ${VAD_FRAME_SAMPLES}-sample frames`);
     const level = dbfs(rms(frame));
     const floor = this.floor.update(level);

@@ -21,6 +21,7 @@ export type AfterIo = (work: () => void) => () => void;
 export interface Vad {
   readonly name: 'silero' | 'energy';
   readonly frameSamples: number;
+  /** Asked for each frame as it arrives, perhaps before the last is answered: answered in order. */
   probability(frame: Int16Array): Promise<number> | number;
   reset(): void;
   close(): Promise<void>;

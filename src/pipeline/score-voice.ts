@@ -1,4 +1,4 @@
-import { concatMap, from, of, type Observable, type OperatorFunction } from 'rxjs';
+import { concatAll, from, map, of, pipe, type Observable, type OperatorFunction } from 'rxjs';
 import { NO_ECHO_DBFS, type Frame } from '../audio/frames.js';
 import { dbfs, rms } from '../audio/pcm.js';
 import { EnergyVad } from '../listen/energy-vad.js';
@@ -79,7 +79,9 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
       return of(fallback(frame, error));
     }
   };
-  return concatMap(score);
+  // Each frame is asked for as it arrives (Silero in the listening thread works through what
+  // waits without a round trip per frame: a slow board catches up faster) and comes out in order.
+  return pipe(map(score), concatAll());
 }
 
 /**

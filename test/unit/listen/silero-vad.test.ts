@@ -44,6 +44,19 @@ function breath(): Int16Array {
 }
 
 describe('SileroVad', () => {
+  it('frames asked for all at once are scored in order, as one at a time would be', async () => {
+    vad.reset();
+    const oneByOne = await scores(speech);
+    vad.reset();
+    const frames = Array.from({ length: oneByOne.length }, (_, i) =>
+      speech.subarray(i * VAD_FRAME_SAMPLES, (i + 1) * VAD_FRAME_SAMPLES),
+    );
+    const atOnce = await Promise.all(frames.map((frame) => vad.probability(frame)));
+    vad.reset();
+    expect(atOnce).toEqual(oneByOne);
+    expect(Math.max(...atOnce)).toBeGreaterThan(0.5);
+  });
+
   it('an earcon or a breath after a silent stretch that followed speech is not speech (the model state never freezes mid-speech)', async () => {
     // Speech cut off mid-word, then silence, then hark's thinking earcon; silence again, then a breath.
     // With the state frozen mid-speech, these scored 0.96 and 0.99.
