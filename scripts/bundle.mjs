@@ -45,7 +45,8 @@ const slimmer = {
 
 rmSync(join(root, 'dist/bin'), { recursive: true, force: true });
 const result = await build({
-  entryPoints: { hark: join(root, 'dist/cli/hark.js') },
+  // The listening thread's script is an entry of its own: a worker starts from a file.
+  entryPoints: { hark: join(root, 'dist/cli/hark.js'), 'listening-worker': join(root, 'dist/app/listening-worker.js') },
   outdir: join(root, 'dist/bin'),
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
@@ -62,7 +63,9 @@ const result = await build({
   logLevel: 'warning',
   metafile: process.argv.includes('--analyze'),
   // CommonJS packages in the bundle call require(); ES modules have none of their own.
-  banner: { js: "import { createRequire as harkRequire } from 'node:module'; const require = harkRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as harkRequire } from 'node:module'; const require = harkRequire(import.meta.url);",
+  },
 });
 
 if (result.metafile) {

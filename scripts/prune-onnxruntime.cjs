@@ -77,7 +77,7 @@ function dropInstallScript(root) {
   if (!manifest.scripts || manifest.scripts.postinstall === undefined) return;
   delete manifest.scripts.postinstall;
   writeFileSync(path, `${JSON.stringify(manifest, null, 2)}\n`);
-  process.stdout.write("hark: the bundled onnxruntime-node will not run its install script (a CUDA download)\n");
+  process.stdout.write('hark: the bundled onnxruntime-node will not run its install script (a CUDA download)\n');
 }
 
 function pruneWeb() {

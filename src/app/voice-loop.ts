@@ -17,7 +17,7 @@ import { afterIo } from '../system/after-io.js';
 import { deadlineIn } from '../system/deadline.js';
 import type { Logger } from '../system/logger.js';
 import { LateVad } from './late-vad.js';
-import { MODELS_LOAD_LIMIT_MS, startVad, startWakeGate } from './listening-models.js';
+import { MODELS_LOAD_LIMIT_MS, startListening } from './listening-models.js';
 import { logEvents } from './log-events.js';
 import { logEchoAtBargeIn, setUpEcho, watchEcho } from './echo.js';
 import { warmUp } from './warm-up.js';
@@ -120,8 +120,7 @@ export async function startVoiceLoop(
   // start-up does not wait for onnxruntime. The text stages warm up meanwhile, and MCP servers
   // connect (each waits at most 10 s; one that does not answer joins later).
   const deadline = deadlineIn(MODELS_LOAD_LIMIT_MS, `not loaded within ${MODELS_LOAD_LIMIT_MS / 1000} s`);
-  const vad = startVad(config.vad, logger, { deadline });
-  const wake = startWakeGate(config, logger, { live: !options.fast, deadline });
+  const { vad, wake } = startListening(config, logger, { live: !options.fast, deadline });
   const [echo, tools] = await Promise.all([
     setUpEcho(config, player, logger, !options.input && !options.output),
     config.tools.enabled ? startTools(config, logger, { ...options.tools, player }) : undefined,

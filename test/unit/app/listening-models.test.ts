@@ -2,10 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startVad, startWakeGate } from '../../../src/app/listening-models.js';
+import { startListening, type ListeningOptions } from '../../../src/app/listening-models.js';
+import { sileroGate } from '../../../src/app/listening-messages.js';
 import { defaultConfig, type HarkConfig } from '../../../src/config/schema.js';
-import { loadVad } from '../../../src/listen/load-vad.js';
-import { createMemoryLogger } from '../../../src/system/logger.js';
+import { SileroVad } from '../../../src/listen/silero-vad.js';
+import { createMemoryLogger, type Logger } from '../../../src/system/logger.js';
 import { fixtureSamples, UTTERANCE } from '../../helpers/speech.js';
 
 function config(wake: Partial<HarkConfig['wake']>, wakePhrases: string[] = []): Pick<HarkConfig, 'wake' | 'listen'> {
@@ -15,7 +16,19 @@ function config(wake: Partial<HarkConfig['wake']>, wakePhrases: string[] = []): 
 
 const noModels = (): string => mkdtempSync(join(tmpdir(), 'hark-no-models-'));
 
-describe('startVad: listening before the model has loaded', () => {
+/** The VAD as the voice loop starts it (Silero in the listening thread), with no wake word. */
+function startVad(vad: HarkConfig['vad'], logger: Logger, options: ListeningOptions = {}) {
+  const base = defaultConfig();
+  return startListening({ ...base, vad, wake: { ...base.wake, engine: 'none' } }, logger, options).vad;
+}
+
+/** The wake gate as the voice loop starts it (openWakeWord in the listening thread), beside the energy VAD. */
+function startWakeGate(gate: Pick<HarkConfig, 'wake' | 'listen'>, logger: Logger, options: ListeningOptions = {}) {
+  const base = defaultConfig();
+  return startListening({ ...gate, vad: { ...base.vad, engine: 'energy' } }, logger, options).wake;
+}
+
+describe('the VAD: listening before the model has loaded in the listening thread', () => {
   const frames = async (): Promise<Int16Array[]> => {
     const samples = await fixtureSamples(UTTERANCE);
     return Array.from({ length: 40 }, (_, i) => samples.slice(i * 512, (i + 1) * 512));
@@ -27,7 +40,7 @@ describe('startVad: listening before the model has loaded', () => {
     expect(late.name).toBe('silero');
     const lateScores: number[] = [];
     for (const frame of heard) lateScores.push(await late.probability(frame));
-    const loaded = await loadVad(defaultConfig().vad, createMemoryLogger());
+    const loaded = await SileroVad.load(sileroGate(defaultConfig().vad));
     const scores: number[] = [];
     for (const frame of heard) scores.push(await loaded.probability(frame));
     await Promise.all([late.close(), loaded.close()]);
@@ -37,7 +50,7 @@ describe('startVad: listening before the model has loaded', () => {
 
   it('when the model cannot load, the energy VAD scores what was heard, and the log says why', async () => {
     const logger = createMemoryLogger();
-    const late = startVad(defaultConfig().vad, logger, { modelPath: '/nonexistent/silero.onnx' });
+    const late = startVad(defaultConfig().vad, logger, { sileroPath: '/nonexistent/silero.onnx' });
     const [frame] = await frames();
     expect(await late.probability(frame as Int16Array)).toBeGreaterThanOrEqual(0);
     expect(late.name).toBe('energy');
@@ -62,7 +75,7 @@ describe('startVad: listening before the model has loaded', () => {
   });
 });
 
-describe('startWakeGate', () => {
+describe('the wake gate', () => {
   it('listens with openWakeWord by default at once, and logs the models and their licence once they have loaded', async () => {
     const logger = createMemoryLogger();
     const gate = startWakeGate(config({}), logger);
