@@ -10,6 +10,7 @@ import { findOnPath } from '../system/find-on-path.js';
 import { checkCapture, checkPlaybackDevices, checkPlayer } from './doctor-audio.js';
 import { fail, note, ok, skip, type CheckResult } from './doctor-result.js';
 import { checkWakeWord } from './wake-check.js';
+import { checkListeningCost } from './listening-cost.js';
 import { exposureProblem } from '../web/access.js';
 
 export type { CheckResult } from './doctor-result.js';
@@ -169,6 +170,7 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
   results.push(input.running?.player ?? (await checkPlayer(config)));
   results.push(await checkVad(config.vad.engine));
   results.push(await checkWakeWord(config));
+  results.push(await checkListeningCost(config));
   results.push(await checkReference(config));
   if (input.inService) results.push(checkSandbox(config));
   results.push(await checkService(input));

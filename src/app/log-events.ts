@@ -145,7 +145,7 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
         logger.warn('listen.behind', {
           lagMs: event.lagMs,
           stage: event.stage,
-          fix: 'this machine is too slow for what hark is asked to do: see "hark doctor" and the small-board settings in docs/raspberry-pi.md',
+          fix: 'this machine is too slow for what hark is asked to do: see "hark doctor" and "A small board" in docs/raspberry-pi.md',
         });
         return;
       case 'caught-up':
