@@ -1,4 +1,5 @@
 import {
+  EMPTY,
   concat,
   defer,
   exhaustMap,
@@ -97,13 +98,18 @@ export function ringAlarms(deps: RingDeps): Observable<RingEvent> {
   });
 }
 
-/** What stops a ring: a stop phrase, the wake word, a confirmed query, the user talking over it, or the end. */
+/**
+ * What stops a ring (or a notice): a stop phrase, the wake word, a confirmed query, the user
+ * talking over it, a stop button, or the end.
+ */
 export function ringStops(
   verdicts: Observable<GateEvent>,
   interruptions: Observable<InterruptionEvent>,
   end: Observable<unknown>,
+  control: Observable<unknown> = EMPTY,
 ): Observable<RingStop> {
   return merge(
+    control.pipe(map((): RingStop => 'control')),
     verdicts.pipe(
       filter((v) => v.type === 'stop' || v.type === 'wake' || (v.type === 'query' && !v.query.transcript.tentative)),
       map((v): RingStop => (v.type === 'stop' ? 'stop' : v.type === 'wake' ? 'wake' : 'query')),
