@@ -140,7 +140,11 @@ function showAll(snapshot, turns) {
   byId('conversation-empty').hidden = snapshot.conversation.length > 0;
   showTurns(turns, (chart) => pick(pickedTurn(chart, page.turns.turns)));
   showWaterfall(page.picked ?? turns.turns.at(-1));
-  byId('about').textContent = Object.entries(snapshot.about)
+  showAbout(snapshot.about);
+}
+
+function showAbout(about) {
+  byId('about').textContent = Object.entries(about)
     .map(([k, v]) => `${k}: ${v}`)
     .join(' · ');
 }
@@ -166,6 +170,9 @@ function apply(event) {
       return showNow(snapshot);
     case 'muted':
       return showMuted(event.muted);
+    case 'about':
+      Object.assign(snapshot.about, event.about);
+      return showAbout(snapshot.about);
     case 'ring':
       snapshot.ringing = event.phase === 'started';
       showState(snapshot.ringing && snapshot.state === 'listening' ? 'ringing' : snapshot.state);

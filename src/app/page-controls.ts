@@ -33,6 +33,8 @@ export function pageControls(
   setup: ControlsSetup,
   loop: () => VoiceLoop | undefined,
   page: { state(): string; push(event: PageEvent): void },
+  /** Whether MQTT is connected, when it is on. */
+  mqtt: () => CheckResult | undefined = () => undefined,
 ): PageControls {
   const { loaded, logger } = setup;
   let muted = false;
@@ -54,6 +56,8 @@ export function pageControls(
       const failedBefore = player.timesFailed;
       const before = player.writtenSamples();
       testing = true;
+      // As it is now: Home Assistant may have muted it.
+      muted = started.isMuted();
       started.mute(true);
       logger.info('web.voice_test', { text });
       try {
@@ -99,7 +103,7 @@ export function pageControls(
         configError: undefined,
         service: setup.service,
         hasKey: setup.hasKey,
-        running: started ? { capture: captureNow(started), player: playerNow(started) } : undefined,
+        running: started ? { capture: captureNow(started), player: playerNow(started), mqtt: mqtt() } : undefined,
       });
     },
     log: () => setup.logTail?.recent() ?? [],

@@ -1,13 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Subscription, type Observable } from 'rxjs';
 import { ConfigError } from '../config/errors.js';
 import type { HarkConfig } from '../config/schema.js';
-import { PACKAGE_ROOT } from '../system/package-paths.js';
+import { packageVersion } from '../system/package-paths.js';
 import { exposureProblem } from '../web/access.js';
 import { LiveFeed } from '../web/live.js';
 import { PageState } from '../web/page-state.js';
 import { startPageServer } from '../web/server.js';
+import { mqttCheck } from './home-part.js';
+import type { BrokerStatus } from './mqtt-connection.js';
 import { pageControls, type ControlsSetup } from './page-controls.js';
 import { pageEvents } from './page-events.js';
 import type { VoiceLoop } from './voice-loop.js';
@@ -16,8 +16,8 @@ export interface WebPage {
   /** Whether a browser looks at the page's live stream: the loop makes meters only then. */
   watching: Observable<boolean>;
   urls: string[];
-  /** Shows the running loop: its events, its mute, and its controls. */
-  attach(loop: VoiceLoop): void;
+  /** Shows the running loop: its events, its mute, and its controls; and whether MQTT is connected, when it is on. */
+  attach(loop: VoiceLoop, mqtt?: Observable<BrokerStatus>): void;
   close(): Promise<void>;
 }
 
@@ -39,7 +39,13 @@ export async function openWebPage(config: HarkConfig, setup: ControlsSetup): Pro
   });
   const feed = new LiveFeed(state);
   let loop: VoiceLoop | undefined;
-  const controls = pageControls(setup, () => loop, { state: () => state.snapshot().state, push: (e) => feed.push(e) });
+  let mqtt: BrokerStatus | undefined;
+  const controls = pageControls(
+    setup,
+    () => loop,
+    { state: () => state.snapshot().state, push: (e) => feed.push(e) },
+    () => mqtt && mqttCheck(mqtt),
+  );
   let server;
   try {
     server = await startPageServer({ listen: config.web.listen, token: loaded.webToken, feed, controls, logger });
@@ -57,8 +63,15 @@ export async function openWebPage(config: HarkConfig, setup: ControlsSetup): Pro
   return {
     watching: feed.watching,
     urls: server.urls,
-    attach(started) {
+    attach(started, broker) {
       loop = started;
+      if (broker)
+        subscriptions.add(
+          broker.subscribe((now) => {
+            mqtt = now;
+            feed.push({ type: 'about', about: { mqtt: mqttCheck(now).detail } });
+          }),
+        );
       state.describe(started.about);
       // A model that fails to load while hark listens changes what it listens with.
       void started.modelsLoaded.then(() => state.describe(started.about));
@@ -97,11 +110,6 @@ function whyNotListening(error: NodeJS.ErrnoException, listen: string): string {
   if (error.code === 'EACCES') return `${listen}: ports below 1024 need privileges hark does not have`;
   if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `${listen}: no such host name`;
   return error.message;
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: string };
-  return manifest.version ?? 'unknown';
 }
 
 /** Why the status page, as configured, would refuse to start (`run` stops with exit 2 then), if it would. */

@@ -12,3 +12,9 @@ function findPackageRoot(from: string): string {
     if (dirname(dir) === dir) return resolve(from, '..', '..');
   }
 }
+
+/** hark's version, from its package.json. */
+export function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: string };
+  return manifest.version ?? 'unknown';
+}
