@@ -136,7 +136,7 @@ class HomeTopicsPublisher {
   /** Subscribes to the commands, then says what hark is: discovery, availability, every state. */
   connected(client: MqttClient): void {
     const { topics } = this;
-    const commands = [topics.announce, topics.ask, topics.muteSet, topics.stop, topics.volumeSet];
+    const commands = [topics.announce, topics.ask, topics.muteSet, topics.stop, topics.listen, topics.volumeSet];
     client.subscribe([...commands, `${this.device.discoveryPrefix}/status`], { qos: 1 });
     this.republish();
     void this.refreshVolume();
@@ -170,6 +170,8 @@ class HomeTopicsPublisher {
     } else if (topic === topics.stop) {
       loop.stopSpeaking();
       this.logger.info('mqtt.stop', {});
+    } else if (topic === topics.listen) {
+      loop.listen();
     } else if (topic === topics.volumeSet) {
       const percent = Number(payload.trim());
       if (!payload.trim() || !Number.isFinite(percent))

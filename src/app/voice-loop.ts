@@ -55,6 +55,8 @@ export interface VoiceLoop {
   stop(): Promise<void>;
   /** Cuts the turn under way, as a stop phrase would. */
   stopSpeaking(): void;
+  /** Listens for a command without the wake word, as if it had been said (a button). */
+  listen(): void;
   /** Muted, hark hears silence: nothing it hears is sent anywhere until unmuted. */
   mute(muted: boolean): void;
   readonly muted: Observable<boolean>;
@@ -148,6 +150,7 @@ export async function startVoiceLoop(
   const earcons = config.audio.earcons ? loadEarcons(player, logger) : silentEarcons;
   const stopping = new Subject<void>();
   const stops = new Subject<void>();
+  const listens = new Subject<void>();
   const muted = new BehaviorSubject(false);
   let lastAudioAt: number | undefined;
   const ports = servicePorts(service, config, options.reference, tools && { box: tools.registry, logger });
@@ -168,6 +171,7 @@ export async function startVoiceLoop(
       queue: options.fast === true,
       shutdown: stopping,
       stops,
+      listens,
       metering: options.metering,
       afterIo,
       now: () => performance.now(),
@@ -226,6 +230,7 @@ export async function startVoiceLoop(
     done,
     stop,
     stopSpeaking: () => stops.next(),
+    listen: () => listens.next(),
     mute: (on) => muted.next(on),
     muted: muted.pipe(distinctUntilChanged()),
     isMuted: () => muted.value,

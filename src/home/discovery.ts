@@ -39,6 +39,7 @@ export function homeTopics(base: string) {
     volume: `${base}/volume`,
     volumeSet: `${base}/volume/set`,
     stop: `${base}/stop`,
+    listen: `${base}/listen`,
     announce: `${base}/announce`,
     ask: `${base}/ask`,
     event: `${base}/event`,
@@ -119,6 +120,12 @@ export function discoveryMessages(device: HomeDevice): DiscoveryMessage[] {
     entity('button', 'stop', {
       ...common('stop', 'Stop', 'mdi:stop-circle-outline'),
       command_topic: topics.stop,
+      payload_press: 'PRESS',
+      qos: 1,
+    }),
+    entity('button', 'listen', {
+      ...common('listen', 'Listen', 'mdi:microphone-message'),
+      command_topic: topics.listen,
       payload_press: 'PRESS',
       qos: 1,
     }),

@@ -66,6 +66,9 @@ import { toFrames } from './to-frames.js';
 import { transcribeUtterances } from './transcribe-utterances.js';
 import { wakeGate } from './wake-gate.js';
 
+/** The "wake phrase" of a listen button: what the log and the page show for it. */
+export const LISTEN_BUTTON = '(listen button)';
+
 export interface AssistantDeps {
   config: Pick<
     HarkConfig,
@@ -95,6 +98,8 @@ export interface AssistantDeps {
   shutdown: Observable<unknown>;
   /** Cuts the turn, ring or notice under way, as a stop phrase would (the status page's stop button). */
   stops?: Observable<unknown> | undefined;
+  /** Listens for a command as if the wake word had been said (a button on the board, Home Assistant's). */
+  listens?: Observable<unknown> | undefined;
   /** Whether anyone looks at the meters (a status page): while false, none are made. */
   metering?: Observable<boolean> | undefined;
   /** Where a turn builds its stages once its reply request is out (see requestFirst). */
@@ -216,6 +221,10 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         transcripts.pipe(admitTranscripts(gatePolicy, heardState, conversation, interruptions, now)),
         hears ? listened.pipe(queryRecordings(now)) : EMPTY,
         detections.pipe(map((d): GateEvent => ({ type: 'wake', phrase: d.model, score: d.score }))),
+        (deps.listens ?? EMPTY).pipe(
+          takeUntil(inputEnded),
+          map((): GateEvent => ({ type: 'wake', phrase: LISTEN_BUTTON })),
+        ),
       ).pipe(once());
 
       // Speaking half: one turn per query.

@@ -107,9 +107,11 @@ describe('Home Assistant sees hark (MQTT discovery)', () => {
       const first = runHark(broker, base, input, env);
       await watch.next(on(`${base}/availability`, 'online'));
       await watch.next(on(`${base}/state`, 'idle'), { since: 0 });
+      await watch.next(on(`${base}/volume`), { since: 0 });
       const found = configs(0);
       expect(found.map((m) => m.topic).sort()).toEqual(
         [
+          'button/test_discovery/listen',
           'button/test_discovery/stop',
           'event/test_discovery/conversation',
           'notify/test_discovery/announce',
@@ -250,6 +252,22 @@ describe('Home Assistant controls hark and speaks through it', () => {
     });
   });
 
+  it('the listen button: hark listens at once, and what is said next needs no wake word', async () => {
+    await withBroker(undefined, async (broker, watch) => {
+      const base = 'test/listen';
+      sim.script.transcript('Turn on the kitchen light.').reply('Done.');
+      const input = await composeWav([10_000, clip, 3000]);
+      const run = runHark(broker, base, input, { HARK_WAKE_ENGINE: 'phrase', HARK_LISTEN_FOLLOW_UP_MS: '20000' });
+      await watch.next(on(`${base}/availability`, 'online'));
+      publish(broker, `${base}/listen`, 'PRESS');
+      await watch.next(on(`${base}/state`, 'listening'));
+      const turn = json(await watch.next(eventOf(base, 'turn'), { timeoutMs: 30_000 }));
+      expect(turn).toMatchObject({ transcript: 'Turn on the kitchen light.', reply: 'Done.' });
+      expect(await run.hark.line('wake')).toMatchObject({ phrase: '(listen button)' });
+      await run.hark.exited;
+    });
+  });
+
   it('mute: what is said is not heard, and Home Assistant sees it muted; stop: an announcement is cut at once', async () => {
     await withBroker(undefined, async (broker, watch) => {
       const base = 'test/controls';
@@ -278,8 +296,9 @@ describe('Home Assistant controls hark and speaks through it', () => {
       const base = 'test/will';
       const run = runHark(broker, base, await composeWav([30_000]));
       await watch.next(on(`${base}/availability`, 'online'));
+      const since = watch.seen.length;
       expect(await stopped(run, 'SIGKILL')).toMatchObject({ signal: 'SIGKILL' });
-      await watch.next(on(`${base}/availability`, 'offline'));
+      await watch.next(on(`${base}/availability`, 'offline'), { since });
       const newcomer = new TopicWatcher(broker, `${base}/availability`);
       expect(await newcomer.next(() => true, { since: 0 })).toMatchObject({ payload: 'offline', retain: true });
       newcomer.close();

@@ -23,7 +23,19 @@ describe('what Home Assistant is told hark is', () => {
   it('every discovery message holds what Home Assistant requires of its component', () => {
     const messages = discoveryMessages(device);
     expect(messages.map((m) => m.component).sort()).toEqual(
-      ['button', 'event', 'notify', 'number', 'sensor', 'sensor', 'sensor', 'sensor', 'switch', 'text'].sort(),
+      [
+        'button',
+        'button',
+        'event',
+        'notify',
+        'number',
+        'sensor',
+        'sensor',
+        'sensor',
+        'sensor',
+        'switch',
+        'text',
+      ].sort(),
     );
     for (const { topic, payload } of messages) expect(discoveryProblems(topic, payload), topic).toEqual([]);
   });

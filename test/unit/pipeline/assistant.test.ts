@@ -99,6 +99,8 @@ function run(
     announcements?: string;
     /** Marbles of what the home asks hark to say: `a` and `b` announcements, `k` a question. */
     notices?: string;
+    /** Marbles of a listen button's presses. */
+    listens?: string;
     /** Frames from a turn's reply request to its other stages being built (in hark: a turn of the event loop). */
     stagesLateBy?: number;
   } = {},
@@ -157,6 +159,7 @@ function run(
         wake: options.wake,
         shutdown: options.shutdown ? hot(options.shutdown) : NEVER,
         stops: options.stops ? hot(options.stops) : undefined,
+        listens: options.listens ? hot(options.listens) : undefined,
         metering: options.metering ? hot(options.metering, { t: true, f: false }) : undefined,
         announcements: options.announcements
           ? hot(options.announcements, {
@@ -809,6 +812,26 @@ describe('what the home asks hark to say', () => {
       { notices: '--ab' },
     );
     expect(noticesOf(r)).toEqual(['2:started:n1', '4:failed:n1', '4:started:n2', '16:spoken:n2']);
+  });
+
+  it('a listen button: the listening earcon, and what is said next needs no wake phrase', () => {
+    const c = config((c) => {
+      c.listen.wakePhrases = ['hey hark'];
+      c.listen.followUpMs = 15;
+    });
+    const script = { transcripts: ['Turn on the light.'], replies: ['(cd|)'] };
+    const pressed = run('--------------------sssqq--------------------------------|', script, {
+      config: c,
+      listens: '---------------x',
+    });
+    expect(pressed.asked).toEqual([[{ role: 'user', text: 'Turn on the light.' }]]);
+    expect(pressed.earcons.played.slice(0, 2)).toEqual(['listening', 'listening']);
+    // Pressed too long before: the window has closed by the time the words are transcribed.
+    const late = run('--------------------sssqq--------------------------------|', script, {
+      config: c,
+      listens: '-x',
+    });
+    expect(late.asked).toHaveLength(0);
   });
 
   it('shutdown while an announcement plays: it is stopped as unsaid, and the loop ends', () => {
