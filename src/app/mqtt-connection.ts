@@ -2,6 +2,7 @@ import type { IClientOptions, IPublishPacket, MqttClient } from 'mqtt';
 import type { HarkConfig } from '../config/schema.js';
 import { fillPlaceholders } from '../config/placeholders.js';
 import type { Logger } from '../system/logger.js';
+import { redact } from '../system/secrets.js';
 
 /** A broker that cannot be reached is tried again after 1 s, 2 s, 4 s, ... at most this long apart. */
 const MAX_BACKOFF_MS = 60_000;
@@ -80,10 +81,13 @@ export class BrokerConnection {
     return this.state;
   }
 
-  /** Sends now, or (QoS 1) once connected again; retained QoS 0 is sent by `connected` on reconnection. */
+  /**
+   * Sends now, or (QoS 1) once connected again; retained QoS 0 is sent by `connected` on
+   * reconnection. Scrubbed of secrets first, as the log is (a failure's words may quote one).
+   */
   publish(topic: string, payload: string, options: { retain: boolean; qos: 0 | 1 }): void {
     if (this.closing || (!this.client.connected && options.qos === 0)) return;
-    this.client.publish(topic, payload, options, (error) => {
+    this.client.publish(topic, redact(payload), options, (error) => {
       if (error && !this.closing) this.options.logger.debug('mqtt.unsent', { topic, error: error.message });
     });
   }

@@ -252,19 +252,22 @@ describe('Home Assistant controls hark and speaks through it', () => {
     });
   });
 
-  it('the listen button: hark listens at once, and what is said next needs no wake word', async () => {
+  it('the listen button: hark listens at once, and what is said next needs no wake word; no secret reaches the broker', async () => {
     await withBroker(undefined, async (broker, watch) => {
       const base = 'test/listen';
-      sim.script.transcript('Turn on the kitchen light.').reply('Done.');
+      // Heard words that quote the API key (read out from a screen): published scrubbed, as logged.
+      sim.script.transcript(`Turn on the kitchen light, key ${sim.apiKey}.`).reply('Done.');
       const input = await composeWav([10_000, clip, 3000]);
       const run = runHark(broker, base, input, { HARK_WAKE_ENGINE: 'phrase', HARK_LISTEN_FOLLOW_UP_MS: '20000' });
       await watch.next(on(`${base}/availability`, 'online'));
       publish(broker, `${base}/listen`, 'PRESS');
       await watch.next(on(`${base}/state`, 'listening'));
       const turn = json(await watch.next(eventOf(base, 'turn'), { timeoutMs: 30_000 }));
-      expect(turn).toMatchObject({ transcript: 'Turn on the kitchen light.', reply: 'Done.' });
+      expect(turn).toMatchObject({ transcript: 'Turn on the kitchen light, key ***.', reply: 'Done.' });
+      expect(watch.latest(`${base}/heard`)).toBe('Turn on the kitchen light, key ***.');
       expect(await run.hark.line('wake')).toMatchObject({ phrase: '(listen button)' });
       await run.hark.exited;
+      expect(JSON.stringify(watch.seen)).not.toContain(sim.apiKey);
     });
   });
 
