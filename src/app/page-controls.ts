@@ -1,13 +1,15 @@
 import { concat, ignoreElements, lastValueFrom, tap } from 'rxjs';
+import { PLAYBACK_FIX } from '../audio/playback-error.js';
 import { maskUrlPassword, type LoadedConfig } from '../config/load.js';
 import type { Service } from '../service/index.js';
 import type { LogTail } from '../system/log-tail.js';
 import type { Logger } from '../system/logger.js';
 import { ControlRefused, type PageControls } from '../web/server.js';
-import type { PageEvent } from '../web/wire.js';
+import { INPUT_ENDED, type PageEvent } from '../web/wire.js';
 import { VOICE_SAMPLE } from './configured-voice.js';
 import { runDoctor, type CheckResult } from './doctor.js';
 import { fail, ok } from './doctor-result.js';
+import { failureFix } from './log-events.js';
 import type { VoiceLoop } from './voice-loop.js';
 
 /** Without audio for this long, the microphone is reported as silent in the doctor's table. */
@@ -22,12 +24,15 @@ export interface ControlsSetup {
   logTail?: LogTail | undefined;
   /** Which voice hark speaks with, in words. */
   voice: string;
+  /** The stand-in started for --sim, which is then the service hark talks to. */
+  sim?: { url: string } | undefined;
 }
 
 /**
  * The status page's buttons, acting on the running voice loop (none until it has started): the
  * voice test plays through the loop's own player (the echo canceller hears it too) with the
- * microphone muted meanwhile, so hark does not answer its own test.
+ * microphone muted meanwhile, so hark does not answer its own test. How a voice test went,
+ * played or failed, is an entry of the conversation.
  */
 export function pageControls(
   setup: ControlsSetup,
@@ -48,11 +53,14 @@ export function pageControls(
     async voiceTest(asked) {
       const started = running();
       if (testing) throw new ControlRefused('a voice test is already playing');
-      if (page.state() !== 'listening') {
-        throw new ControlRefused(`hark is ${page.state()}: try the voice test when it is listening`);
+      const state = page.state();
+      // After a file run's input, the player stays open for it.
+      if (state !== 'listening' && state !== INPUT_ENDED) {
+        throw new ControlRefused(`hark is ${state}: try the voice test when it is listening`);
       }
       const text = asked ?? VOICE_SAMPLE;
       const { player } = started;
+      const tried = { text, voice: setup.voice, player: String(started.about.output) };
       const failedBefore = player.timesFailed;
       const before = player.writtenSamples();
       testing = true;
@@ -63,15 +71,20 @@ export function pageControls(
       try {
         const spoken = started.synthesizer.synthesize(text).pipe(tap((pcm) => player.write(pcm)));
         await lastValueFrom(concat(spoken, player.queuedBelow(0)).pipe(ignoreElements()), { defaultValue: undefined });
+        if (player.timesFailed !== failedBefore) {
+          throw Object.assign(new Error(`playback failed: ${player.lastFailure ?? 'unknown'}`), { fix: PLAYBACK_FIX });
+        }
+      } catch (error) {
+        const { message, fix = failureFix(error as Error) } = error as Error & { fix?: string };
+        logger.warn('web.voice_test_failed', { error: message, ...(fix ? { fix } : {}) });
+        page.push({ type: 'voice-test', ...tried, failed: message, ...(fix ? { fix } : {}) });
+        throw error;
       } finally {
         testing = false;
         started.mute(muted);
       }
-      if (player.timesFailed !== failedBefore) {
-        throw new Error(`playback failed: ${player.lastFailure ?? 'unknown'}`);
-      }
       const playedMs = Math.round(((player.writtenSamples() - before) / player.sampleRateHz) * 1000);
-      const result = { text, voice: setup.voice, playedMs, player: String(started.about.output) };
+      const result = { ...tried, playedMs };
       page.push({ type: 'voice-test', ...result });
       return result;
     },
@@ -87,13 +100,18 @@ export function pageControls(
     },
     config() {
       const { config } = loaded;
+      // The service hark talks to: under --sim, the stand-in it started, not service.baseUrl.
+      const { sim } = setup;
       return {
-        read: loaded.sources,
+        read: sim ? [...loaded.sources, '--sim (the built-in stand-in is the service)'] : loaded.sources,
         secrets: {
-          apiKey: loaded.apiKey ? 'set (not shown)' : 'not set',
+          apiKey: sim ? "the stand-in's own" : loaded.apiKey ? 'set (not shown)' : 'not set',
           webToken: loaded.webToken ? 'set (not shown)' : 'not set',
         },
-        config: { ...config, service: { ...config.service, baseUrl: maskUrlPassword(config.service.baseUrl) } },
+        config: {
+          ...config,
+          service: { ...config.service, baseUrl: sim?.url ?? maskUrlPassword(config.service.baseUrl) },
+        },
       };
     },
     async doctor() {
@@ -125,9 +143,10 @@ function captureNow(loop: VoiceLoop): CheckResult {
     : ok('capture device', `hark is listening to ${input} (audio ${agoMs} ms ago)`);
 }
 
-function playerNow(loop: VoiceLoop): CheckResult {
+/** The doctor's row for the player of the running loop: how its playing goes. */
+export function playerNow(loop: VoiceLoop): CheckResult {
   const output = String(loop.about.output);
   return loop.player.lastFailure
-    ? fail('player', `${output}: ${loop.player.lastFailure}`, 'see the log (player.failed); `hark devices` lists sinks')
+    ? fail('player', `${output}: ${loop.player.lastFailure}`, PLAYBACK_FIX)
     : ok('player', `hark plays through ${output}${loop.player.writtenSamples() ? '' : ' (nothing played yet)'}`);
 }

@@ -18,10 +18,17 @@ export function registerConfig(program: Command, globals: () => GlobalOptions): 
       // The page is served by `run` from the microphone (and with --web): it would refuse to start.
       const pageProblem = loaded.config.web.enabled ? webPageProblem(loaded.config, loaded.webToken) : undefined;
       if (pageProblem) throw new ConfigError([pageProblem]);
-      await configuredReference(loaded.config, commandLogger(globals(), loaded.config, 'stderr'));
+      const clip = await configuredReference(loaded.config, commandLogger(globals(), loaded.config, 'stderr'));
       process.stdout.write(
         `configuration OK\n  read: ${loaded.sources.join(' <- ')}\n  API key: ${loaded.apiKey ? 'set' : 'NOT SET (HARK_API_KEY or a credential named hark-api-key)'}\n`,
       );
+      // Prepared once, where this user's hark reads it from; the service keeps its own (CACHE_DIRECTORY).
+      if (clip) {
+        const seconds = (clip.durationMs / 1000).toFixed(1);
+        process.stdout.write(
+          `  voice clip: ${seconds} s, ${clip.fromCache ? 'read from' : 'prepared into'} ${clip.cachedAt}\n`,
+        );
+      }
     });
   config
     .command('show')

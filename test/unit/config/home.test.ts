@@ -31,16 +31,18 @@ describe('mqtt and hooks in the configuration', () => {
     ]);
     const inUrl = { ...bare, HARK_MQTT_URL: 'mqtt://hark:hunter22@broker.local:1883' };
     expect(problemsOf(() => loadConfig({ env: inUrl }))).toEqual([
-      expect.stringMatching(/mqtt\.url: a password is never written in the URL/),
+      expect.stringMatching(/HARK_MQTT_URL \(mqtt\.url\): a password is never written in the URL/),
     ]);
     expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_MQTT_URL: 'http://broker.local' } }))).toEqual([
-      expect.stringMatching(/mqtt\.url: .*an mqtt:\/\/ or mqtts:\/\/ URL/),
+      expect.stringMatching(/HARK_MQTT_URL \(mqtt\.url\): .*an mqtt:\/\/ or mqtts:\/\/ URL/),
     ]);
   });
 
   it('refuses topics with wildcards, and takes hooks from the file or the environment', () => {
     expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_MQTT_BASE_TOPIC: 'hark/#' } }))).toEqual([
-      expect.stringMatching(/mqtt\.baseTopic: the base topic: levels split by "\/", without "\+", "#" or spaces/),
+      expect.stringMatching(
+        /HARK_MQTT_BASE_TOPIC \(mqtt\.baseTopic\): the base topic: levels split by "\/", without "\+", "#" or spaces/,
+      ),
     ]);
     const { config } = loadConfig({
       env: { ...bare, HARK_HOOKS_THINKING: 'leds thinking', HARK_HOOKS_TIMEOUT_MS: '2000' },
