@@ -54,8 +54,8 @@ import type {
 } from './ports.js';
 import { queryRecordings } from './query-recordings.js';
 import { reportBargeIns } from './report-barge-ins.js';
-import { ringAlarms, ringStops } from './ring-alarms.js';
-import { sayNotices } from './say-notices.js';
+import { ringStops } from './ring-alarms.js';
+import { sayUnprompted } from './say-unprompted.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
 import { judgeBargeIn } from './judge-barge-in.js';
@@ -270,40 +270,13 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       );
       const bargeIns = turns.pipe(reportBargeIns(heard));
 
-      // Timers and alarms rung, and notices said, while no turn is under way and nothing else
-      // sounds; for as long as there is input. Idle as it is when each reader is told (one that
-      // starts to sound makes it false for the next reader at once).
-      const idle = merge(state, sounding).pipe(
-        map(() => state.value === 'listening' && !sounding.value),
-        takeUntil(inputEnded),
-      );
-      const unpromptedStops = ringStops(verdicts, interruptions, merge(deps.shutdown, inputEnded), deps.stops);
-      const rings = deps.announcements
-        ? ringAlarms({
-            announcements: deps.announcements.pipe(takeUntil(inputEnded)),
-            idle,
-            stops: unpromptedStops,
-            ringing: (on) => sounding.next(on),
-            synthesizer: deps.synthesizer,
-            player,
-            earcons,
-            maxMs: config.tools.timers.ringMaxMs,
-            repeatPauseMs: config.tools.timers.repeatPauseMs,
-          }).pipe(once())
-        : EMPTY;
-      const notices = deps.notices
-        ? sayNotices({
-            notices: deps.notices.pipe(takeUntil(inputEnded)),
-            idle,
-            stops: unpromptedStops,
-            sounding: (on) => sounding.next(on),
-            synthesizer: deps.synthesizer,
-            player,
-            earcons,
-            answerWithinMs: config.listen.followUpMs,
-            now,
-          }).pipe(once())
-        : EMPTY;
+      const { rings, notices } = sayUnprompted({
+        ...deps,
+        state,
+        sounding,
+        stops: ringStops(verdicts, interruptions, merge(deps.shutdown, inputEnded), deps.stops),
+        inputEnded,
+      });
 
       const remembering = merge(
         turns.pipe(ofType('turn', 'saying')),

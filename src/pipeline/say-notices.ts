@@ -18,24 +18,13 @@ import {
   timer,
   type Observable,
 } from 'rxjs';
-import type { NoticeEvent, NoticeTimings, RingStop } from './events.js';
-import type { Earcons, Notice, Player, Synthesizer } from './ports.js';
+import type { NoticeEvent, NoticeTimings } from './events.js';
+import type { Notice } from './ports.js';
+import type { SaysWhenIdle } from './ring-alarms.js';
 
-export interface NoticeDeps {
+export interface NoticeDeps extends SaysWhenIdle {
   /** Announcements and questions, as they arrive. */
   notices: Observable<Notice>;
-  /**
-   * Whether hark is idle (no turn, no ring, no notice under way), as it is when each value is
-   * delivered: a notice waits for it.
-   */
-  idle: Observable<boolean>;
-  /** What stops a notice under way: a stop phrase or button, the wake word, a query, the user talking, shutdown. */
-  stops: Observable<RingStop>;
-  /** Told when a notice starts and stops sounding, so what hears the room treats it as hark speaking. */
-  sounding: (on: boolean) => void;
-  synthesizer: Synthesizer;
-  player: Player;
-  earcons: Earcons;
   /** After a question, how long its answer is waited for before the next notice may sound. */
   answerWithinMs: number;
   now: () => number;

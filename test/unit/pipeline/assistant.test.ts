@@ -759,6 +759,11 @@ describe('the assistant, microphone to speaker', () => {
 });
 
 describe('what the home asks hark to say', () => {
+  /** Words count only after "hey hark", or within 30 ms of a question or a turn. */
+  const wakePhraseNeeded = config((c) => {
+    c.listen.wakePhrases = ['hey hark'];
+    c.listen.followUpMs = 30;
+  });
   const noticesOf = (r: Run): string[] =>
     r.events.flatMap(({ at, event }) =>
       event.type === 'notice'
@@ -792,16 +797,12 @@ describe('what the home asks hark to say', () => {
   });
 
   it('a question: its answer needs no wake phrase, and the model is told what it answers', () => {
-    const c = config((c) => {
-      c.listen.wakePhrases = ['hey hark'];
-      c.listen.followUpMs = 30;
-    });
     // Asked at 2 (spoken 4-14); "Yes." at 20-22 without the wake phrase; a second question said
     // only after the answer's turn.
     const r = run(
       '--------------------sssqq--------------------------------|',
       { transcripts: ['Yes, lock it.'], replies: ['(cd|)'] },
-      { config: c, notices: '--k-a' },
+      { config: wakePhraseNeeded, notices: '--k-a' },
     );
     expect(r.asked).toEqual([
       [
@@ -820,14 +821,10 @@ describe('what the home asks hark to say', () => {
   });
 
   it('without a question, the same words without the wake phrase are ignored', () => {
-    const c = config((c) => {
-      c.listen.wakePhrases = ['hey hark'];
-      c.listen.followUpMs = 30;
-    });
     const r = run(
       '--------------------sssqq--------------------------------|',
       { transcripts: ['Yes, lock it.'], replies: ['(cd|)'] },
-      { config: c },
+      { config: wakePhraseNeeded },
     );
     expect(r.asked).toHaveLength(0);
     expect(r.events.some(({ event }) => event.type === 'ignored')).toBe(true);
