@@ -61,8 +61,13 @@ class Daemon {
     for (;;) {
       const found = this.lines.find(matches);
       if (found) return found;
-      if (Date.now() > deadline || this.child.exitCode !== null)
-        throw new Error('hark never logged what was waited for');
+      if (Date.now() > deadline || this.child.exitCode !== null) {
+        const why =
+          this.child.exitCode === null ? `not within ${timeoutMs} ms` : `hark exited (${this.child.exitCode})`;
+        throw new Error(
+          `hark never logged what was waited for: ${why}; its last lines: ${JSON.stringify(this.lines.slice(-3))}`,
+        );
+      }
       await new Promise<void>((resolve) => {
         this.waiting.push(resolve);
         setTimeout(resolve, 1000);
@@ -187,7 +192,8 @@ export async function benchHome(options: { announcements?: number; segments?: nu
   const sim = await startSim({});
   try {
     const input = join(dir, 'silence.wav');
-    writeFileSync(input, pcmToWav(silence(count * 6000 + 20_000), 16000));
+    // Long enough for every announcement on a busy machine (hark stops when its input ends).
+    writeFileSync(input, pcmToWav(silence(count * 15_000 + 60_000), 16000));
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HARK_SERVICE_BASE_URL: sim.url,
