@@ -2,6 +2,7 @@
  * hark's layering, checked in CI (`npm run lint`). From the ground up:
  *   contract/ (the service's published interface), system/, config/
  *   audio/, listen/, speak/, dialog/, voice/, service/ (the client), sim/ (the stand-in),
+ *   home/ (what Home Assistant sees of hark, the announcements it waits to make, the hooks),
  *   web/ (the status page's server: it sees only what app/ hands it)
  *   pipeline/ (the voice loop's operators; outside capabilities only through ports)
  *   app/ (the composition with real components), cli/ (the commands)
@@ -12,10 +13,11 @@ const PURE = [
   '^src/contract/',
   '^src/dialog/',
   '^src/speak/',
-  '^src/config/(schema|schema-parts|tools-schema)\\.ts$',
+  '^src/config/(schema|schema-parts|tools-schema|home-schema)\\.ts$',
   '^src/listen/(segmenter|pause-judge|speech-events|long-audio|transcript|wake-phrase|wake-decider|energy-vad|noise-floor|vad)\\.ts$',
   '^src/audio/(pcm|frames|wav-header|playback-clock|playback-error|mp3-duration)\\.ts$',
   '^src/system/as-error\\.ts$',
+  '^src/home/discovery\\.ts$',
 ];
 /** Packages that do no I/O either: zod (schemas) and path (string handling). */
 const PURE_PACKAGES = '^(node_modules/zod/|(node:)?path$)';

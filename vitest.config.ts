@@ -15,6 +15,16 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      // A real MQTT broker (Debian's mosquitto and mosquitto-clients) between hark and what Home Assistant does: `npm run test:home`.
+      {
+        test: {
+          name: 'home',
+          include: ['test/home/**/*.test.ts'],
+          testTimeout: 90_000,
+          hookTimeout: 30_000,
+          fileParallelism: false,
+        },
+      },
       {
         test: {
           name: 'audio',

@@ -186,7 +186,11 @@ function showAll(snapshot, turns) {
   byId('conversation-empty').hidden = snapshot.conversation.length > 0;
   showTurns(turns, (chart) => pick(pickedTurn(chart, page.turns.turns)));
   showWaterfall(page.picked ?? turns.turns.at(-1));
-  byId('about').textContent = Object.entries(snapshot.about)
+  showAbout(snapshot.about);
+}
+
+function showAbout(about) {
+  byId('about').textContent = Object.entries(about)
     .map(([k, v]) => `${k}: ${v}`)
     .join(' · ');
 }
@@ -212,6 +216,9 @@ function apply(event) {
       return showNow(snapshot);
     case 'muted':
       return showMuted(event.muted);
+    case 'about':
+      Object.assign(snapshot.about, event.about);
+      return showAbout(snapshot.about);
     case 'behind':
     case 'caught-up':
       snapshot.behind = event.type === 'behind' ? { lagMs: event.lagMs, stage: event.stage } : null;

@@ -1,5 +1,5 @@
 /** Small statistics and reporting helpers shared by the benchmarks. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,4 +41,15 @@ export function writeResult(name: string, data: unknown): string {
 
 export function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/** Linux's clock ticks per second (getconf CLK_TCK), the unit of /proc/<pid>/stat's CPU times. */
+export const TICKS_PER_S = 100;
+
+/** CPU time a process has used so far (user and system, all threads), in clock ticks. */
+export function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime: fields 14 and 15 of the whole line, 12 and 13 after the command's name.
+  return Number(fields[11]) + Number(fields[12]);
 }

@@ -8,7 +8,7 @@
  * Targets: ≤ 2 % of one core with a browser connected; ~0 with none.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,24 +16,15 @@ import { chromium } from 'playwright-core';
 import { pcmToWav } from '../../dist/audio/wav-header.js';
 import { startSim } from '../../dist/sim/server.js';
 import { concatSamples, silence, speechClip } from './fixtures.js';
-import { median, percentile, round, table, writeResult } from './stats.js';
+import { TICKS_PER_S, cpuTicks, median, percentile, round, table, writeResult } from './stats.js';
 
 const HARK = fileURLToPath(new URL('../../dist/bin/hark.js', import.meta.url));
 const SEGMENT_MS = 10_000;
 /** The first segment is left out: the daemon is still warming up (JIT, the VAD's first runs). */
 const WARM_UP_SEGMENTS = 1;
-/** Linux's clock ticks per second (getconf CLK_TCK), the unit of /proc/<pid>/stat's CPU times. */
-const TICKS_PER_S = 100;
 const CHROMIUM = process.env.HARK_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
 type Condition = 'page disabled' | 'page, no browser' | 'page, browser connected';
-
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime: fields 14 and 15 of the whole line, 12 and 13 after the command's name.
-  return Number(fields[11]) + Number(fields[12]);
-}
 
 function waitForLine(child: ChildProcess, event: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {

@@ -9,6 +9,7 @@ import { SystemdNotifier } from '../system/sd-notify.js';
 import { wakePhrases } from '../listen/wake-settings.js';
 import { configuredReference, describeVoice } from './configured-voice.js';
 import { startVoiceLoop, type VoiceLoop, type VoiceLoopOptions } from './voice-loop.js';
+import { openHomePart } from './home-part.js';
 import { openWebPage } from './web-page.js';
 
 export interface DaemonContext {
@@ -38,6 +39,8 @@ export interface DaemonOptions extends Omit<VoiceLoopOptions, 'reference' | 'met
  */
 export async function runDaemon(context: DaemonContext, options: DaemonOptions): Promise<void> {
   const { config, service, logger } = context;
+  // MQTT's password is read now, while the credentials are there.
+  const home = await openHomePart(config, logger, options.tools?.stateDir);
   // The key and the page's token are in memory now; no child process (recorder, player, ffmpeg) inherits them.
   delete process.env.HARK_API_KEY;
   delete process.env.HARK_WEB_TOKEN;
@@ -75,8 +78,10 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
       reference: clone?.reference,
       metering: page?.watching,
       stayOpen: options.web === true && page !== undefined,
+      notices: home.notices,
     });
-    page?.attach(loop);
+    const broker = home.attach(loop);
+    page?.attach(loop, broker);
     status = loop.events.subscribe({
       next: (event) => {
         if (event.type === 'state') systemd.status(event.state);
@@ -106,6 +111,7 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     status?.unsubscribe();
+    await home.close();
     await loop?.stop();
     await page?.close();
     if (loop) logger.info('hark.stopped', { reason: stopReason });

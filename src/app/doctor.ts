@@ -9,6 +9,7 @@ import { runChild } from '../system/spawn.js';
 import { findOnPath } from '../system/find-on-path.js';
 import { checkCapture, checkPlaybackDevices, checkPlayer } from './doctor-audio.js';
 import { fail, note, ok, skip, type CheckResult } from './doctor-result.js';
+import { checkMqtt } from './home-part.js';
 import { checkWakeWord } from './wake-check.js';
 import { checkListeningCost } from './listening-cost.js';
 import { exposureProblem } from '../web/access.js';
@@ -27,7 +28,7 @@ export interface DoctorInput {
    * Asked from the running daemon (its status page): the microphone and player are in use, so
    * the loop says how they are doing instead of their being opened a second time.
    */
-  running?: { capture: CheckResult; player: CheckResult };
+  running?: { capture: CheckResult; player: CheckResult; mqtt?: CheckResult | undefined };
 }
 
 function checkNode(): CheckResult {
@@ -174,5 +175,6 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
   results.push(await checkReference(config));
   if (input.inService) results.push(checkSandbox(config));
   results.push(await checkService(input));
+  results.push(input.running?.mqtt ?? (await checkMqtt(config)));
   return results;
 }

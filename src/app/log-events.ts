@@ -1,7 +1,7 @@
 import { tap, type MonoTypeOperatorFunction } from 'rxjs';
 import { PLAYBACK_FIX, PlaybackError } from '../audio/playback-error.js';
 import { turnLatencies, type Turn } from '../dialog/turn.js';
-import type { AssistantEvent } from '../pipeline/events.js';
+import type { AssistantEvent, NoticeEvent } from '../pipeline/events.js';
 import type { Logger } from '../system/logger.js';
 import { API_KEY_FIX } from '../config/load.js';
 import { ServiceError } from '../service/errors.js';
@@ -51,6 +51,38 @@ export function logTurn(logger: Logger, turn: Turn): void {
   };
   if (turn.failed) logger.error('turn', fields);
   else logger.info('turn', fields);
+}
+
+/**
+ * A notice's lines: started, then spoken (with the milliseconds from its arrival to its speech
+ * requested, its first audio, and its first sample played), stopped part-way, or failed.
+ */
+function logNotice(logger: Logger, event: NoticeEvent): void {
+  const { id, kind, text, arrivedAt } = event.notice;
+  const since = (at: number | undefined): number | undefined =>
+    at === undefined ? undefined : Math.round(at - arrivedAt);
+  switch (event.phase) {
+    case 'started':
+      logger.info('notice.started', { id, kind, text });
+      return;
+    case 'spoken':
+      logger.info('notice.spoken', {
+        id,
+        kind,
+        playedMs: event.playedMs,
+        latencyMs: {
+          speechRequest: since(event.timings.speechRequest),
+          firstAudioByte: since(event.timings.firstAudioByte),
+          firstSamplePlayed: since(event.timings.firstPlayed),
+        },
+      });
+      return;
+    case 'stopped':
+      logger.info('notice.stopped', { id, kind, by: event.by });
+      return;
+    case 'failed':
+      logger.error('notice.failed', { id, kind, error: event.error });
+  }
 }
 
 /** Writes the log from the voice loop's events: what was heard, decided and said, one line each. */
@@ -140,6 +172,9 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
       case 'ring':
         if (event.phase === 'started') logger.info('ring.started', { ids: event.ids, text: event.text });
         else logger.info('ring.stopped', { ids: event.ids, by: event.by });
+        return;
+      case 'notice':
+        logNotice(logger, event);
         return;
       case 'behind':
         logger.warn('listen.behind', {

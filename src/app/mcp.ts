@@ -1,14 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HarkConfig } from '../config/schema.js';
-import { PLACEHOLDER } from '../config/tools-schema.js';
+import { fillPlaceholders } from '../config/placeholders.js';
 import type { ToolInputSchema } from '../dialog/tool-calls.js';
 import type { Logger } from '../system/logger.js';
-import { registerSecret } from '../system/secrets.js';
 import { childEnvironment } from '../system/spawn.js';
 import type { Tool, ToolOutput, ToolSource } from '../tools/tool.js';
 
@@ -16,23 +13,6 @@ type McpServerConfig = HarkConfig['tools']['mcpServers'][number];
 
 /** A dead server is tried again after 1 s, 2 s, 4 s, ... at most this long apart. */
 const MAX_BACKOFF_MS = 60_000;
-
-/** `${NAME}` → the environment's NAME, else the systemd credential NAME; a missing one is an error naming it. */
-export function fillPlaceholders(value: string, env: NodeJS.ProcessEnv = process.env): string {
-  return value.replace(new RegExp(PLACEHOLDER.source, 'g'), (_, name: string) => {
-    let secret = env[name];
-    if (secret === undefined && env.CREDENTIALS_DIRECTORY) {
-      try {
-        secret = readFileSync(join(env.CREDENTIALS_DIRECTORY, name), 'utf8').trim();
-      } catch {
-        secret = undefined;
-      }
-    }
-    if (secret === undefined) throw new Error(`\${${name}} is not set in the environment or as a credential`);
-    registerSecret(secret);
-    return secret;
-  });
-}
 
 const fill = (values: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(values).map(([k, v]) => [k, fillPlaceholders(v)]));

@@ -38,6 +38,8 @@ export function pageControls(
   setup: ControlsSetup,
   loop: () => VoiceLoop | undefined,
   page: { state(): string; push(event: PageEvent): void },
+  /** Whether MQTT is connected, when it is on. */
+  mqtt: () => CheckResult | undefined = () => undefined,
 ): PageControls {
   const { loaded, logger } = setup;
   let muted = false;
@@ -62,6 +64,8 @@ export function pageControls(
       const failedBefore = player.timesFailed;
       const before = player.writtenSamples();
       testing = true;
+      // As it is now: Home Assistant may have muted it.
+      muted = started.isMuted();
       started.mute(true);
       logger.info('web.voice_test', { text });
       try {
@@ -117,7 +121,7 @@ export function pageControls(
         configError: undefined,
         service: setup.service,
         hasKey: setup.hasKey,
-        running: started ? { capture: captureNow(started), player: playerNow(started) } : undefined,
+        running: started ? { capture: captureNow(started), player: playerNow(started), mqtt: mqtt() } : undefined,
       });
     },
     log: () => setup.logTail?.recent() ?? [],

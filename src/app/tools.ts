@@ -8,7 +8,7 @@ import type { Logger } from '../system/logger.js';
 import { getTimeTool } from '../tools/get-time.js';
 import { amixer, gainControl, pactl, withFallback, wpctl, type VolumeControl } from '../tools/mixer.js';
 import { ToolRegistry } from '../tools/registry.js';
-import type { Announcement } from '../tools/timer-book.js';
+import type { Announcement, TimerEntry } from '../tools/timer-book.js';
 import { TimerStore } from '../tools/timer-store.js';
 import { timerTools } from '../tools/timer-tools.js';
 import type { Tool, ToolSource } from '../tools/tool.js';
@@ -34,6 +34,8 @@ export interface HarkTools {
   registry: ToolRegistry;
   /** Timers and alarms falling due (none when timers are off). */
   announcements: Observable<Announcement> | undefined;
+  /** The timers and alarms set, soonest first, after every change (none when timers are off). */
+  timersSet: Observable<TimerEntry[]> | undefined;
   /**
    * Reads the timers saved before (subscribe to `announcements` first: one due while hark was off
    * rings at once); with `ring` false they are only read and written, never rung.
@@ -44,6 +46,8 @@ export interface HarkTools {
 
 export interface ToolsOptions {
   player?: ClockedPlayer | undefined;
+  /** The volume tool's control (default: the player's, see volumeControlFor). */
+  volume?: VolumeControl | undefined;
   clock?: WallClock | undefined;
   stateDir?: string | undefined;
 }
@@ -78,9 +82,8 @@ export async function startTools(config: HarkConfig, logger: Logger, options: To
     store = new TimerStore({ path, now: clock.now, scheduler: clock.scheduler, logger });
     builtIn.push(...timerTools({ store, now: clock.now, timeZone, snoozeMs: config.tools.timers.snoozeMs }));
   }
-  if (config.tools.volume.enabled && options.player) {
-    builtIn.push(volumeTool(volumeControlFor(options.player, config, logger), config.tools.volume.stepPercent));
-  }
+  const volume = options.volume ?? (options.player && volumeControlFor(options.player, config, logger));
+  if (config.tools.volume.enabled && volume) builtIn.push(volumeTool(volume, config.tools.volume.stepPercent));
   const builtIns: ToolSource = { tools: () => builtIn };
   // The MCP client is loaded only when a server is configured: without one, start-up carries none of it.
   const mcp: McpSource[] = config.tools.mcpServers.length
@@ -89,6 +92,7 @@ export async function startTools(config: HarkConfig, logger: Logger, options: To
   return {
     registry: new ToolRegistry([builtIns, ...mcp]),
     announcements: store?.announcements,
+    timersSet: store?.timersSet,
     start: async (ring = true) => store?.load(ring),
     close: async () => {
       store?.close();

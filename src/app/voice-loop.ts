@@ -12,6 +12,9 @@ import type { VoiceReference } from '../contract/wire.js';
 import { VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
 import { assistant } from '../pipeline/assistant.js';
 import type { AssistantEvent } from '../pipeline/events.js';
+import type { Notice } from '../pipeline/ports.js';
+import type { VolumeControl } from '../tools/mixer.js';
+import type { TimerEntry } from '../tools/timer-book.js';
 import type { Service } from '../service/index.js';
 import { afterIo } from '../system/after-io.js';
 import { deadlineIn } from '../system/deadline.js';
@@ -22,7 +25,7 @@ import { logEvents } from './log-events.js';
 import { logEchoAtBargeIn, setUpEcho, watchEcho } from './echo.js';
 import { warmUp } from './warm-up.js';
 import { servicePorts } from './service-ports.js';
-import { startTools, type ToolsOptions } from './tools.js';
+import { startTools, volumeControlFor, type ToolsOptions } from './tools.js';
 
 export interface VoiceLoopOptions {
   /** Listen to this file instead of the microphone. */
@@ -37,7 +40,9 @@ export interface VoiceLoopOptions {
   /** When the input ends, keep the player open until `stop()` (the status page's voice test). */
   stayOpen?: boolean | undefined;
   /** The clock timers ring by, and where they are kept (tests: a virtual clock, a temporary directory). */
-  tools?: Omit<ToolsOptions, 'player'> | undefined;
+  tools?: Omit<ToolsOptions, 'player' | 'volume'> | undefined;
+  /** What the home asks hark to say (Home Assistant's announcements and questions). */
+  notices?: Observable<Notice> | undefined;
 }
 
 export interface VoiceLoop {
@@ -50,9 +55,12 @@ export interface VoiceLoop {
   stop(): Promise<void>;
   /** Cuts the turn under way, as a stop phrase would. */
   stopSpeaking(): void;
+  /** Listens for a command without the wake word, as if it had been said (a button). */
+  listen(): void;
   /** Muted, hark hears silence: nothing it hears is sent anywhere until unmuted. */
   mute(muted: boolean): void;
   readonly muted: Observable<boolean>;
+  isMuted(): boolean;
   /** When the last audio came in (monotonic ms), undefined before any. */
   lastAudioAt(): number | undefined;
   /**
@@ -63,6 +71,10 @@ export interface VoiceLoop {
   /** Settles once the models have loaded or fallen back, `about` then saying which. */
   modelsLoaded: Promise<void>;
   synthesizer: ReturnType<typeof servicePorts>['synthesizer'];
+  /** The volume of hark's output: the mixer of the player in use (the `volume` tool's). */
+  volume: VolumeControl;
+  /** The timers and alarms set, after every change (none when timers are off). */
+  timersSet: Observable<TimerEntry[]> | undefined;
 }
 
 /**
@@ -116,6 +128,7 @@ export async function startVoiceLoop(
   options: VoiceLoopOptions = {},
 ): Promise<VoiceLoop> {
   const player = createPlayer(config, options, logger);
+  const volume = volumeControlFor(player, config, logger);
   // The models load while hark already listens (what it hears meanwhile waits for them), so
   // start-up does not wait for onnxruntime. The text stages warm up meanwhile, and MCP servers
   // connect (each waits at most 10 s; one that does not answer joins later).
@@ -123,7 +136,7 @@ export async function startVoiceLoop(
   const { vad, wake } = startListening(config, logger, { live: !options.fast, deadline });
   const [echo, tools] = await Promise.all([
     setUpEcho(config, player, logger, !options.input && !options.output),
-    config.tools.enabled ? startTools(config, logger, { ...options.tools, player }) : undefined,
+    config.tools.enabled ? startTools(config, logger, { ...options.tools, player, volume }) : undefined,
     warmUp(config),
   ]).catch(async (error: unknown) => {
     // Nothing was played: an output file is not written, and one already there stays.
@@ -136,6 +149,7 @@ export async function startVoiceLoop(
   const earcons = config.audio.earcons ? loadEarcons(player, logger) : silentEarcons;
   const stopping = new Subject<void>();
   const stops = new Subject<void>();
+  const listens = new Subject<void>();
   const muted = new BehaviorSubject(false);
   let lastAudioAt: number | undefined;
   let heard: () => void = () => undefined;
@@ -154,12 +168,14 @@ export async function startVoiceLoop(
       wake: wake.engine === 'openwakeword' ? wake.detector : undefined,
       ...ports,
       announcements: tools?.announcements,
+      notices: options.notices,
       player,
       earcons,
       logger,
       queue: options.fast === true,
       shutdown: stopping,
       stops,
+      listens,
       metering: options.metering,
       afterIo,
       now: () => performance.now(),
@@ -222,11 +238,15 @@ export async function startVoiceLoop(
     done,
     stop,
     stopSpeaking: () => stops.next(),
+    listen: () => listens.next(),
     mute: (on) => muted.next(on),
     muted: muted.pipe(distinctUntilChanged()),
+    isMuted: () => muted.value,
     lastAudioAt: () => lastAudioAt,
     about,
     modelsLoaded,
     synthesizer: ports.synthesizer,
+    volume,
+    timersSet: tools?.timersSet,
   };
 }

@@ -8,6 +8,8 @@ import { LiveFeed } from '../web/live.js';
 import { PageState } from '../web/page-state.js';
 import { startPageServer } from '../web/server.js';
 import { INPUT_ENDED } from '../web/wire.js';
+import { mqttCheck } from './home-part.js';
+import type { BrokerStatus } from './mqtt-connection.js';
 import { pageControls, type ControlsSetup } from './page-controls.js';
 import { pageEvents } from './page-events.js';
 import type { VoiceLoop } from './voice-loop.js';
@@ -16,8 +18,8 @@ export interface WebPage {
   /** Whether a browser looks at the page's live stream: the loop makes meters only then. */
   watching: Observable<boolean>;
   urls: string[];
-  /** Shows the running loop: its events, its mute, and its controls. */
-  attach(loop: VoiceLoop): void;
+  /** Shows the running loop: its events, its mute, and its controls; and whether MQTT is connected, when it is on. */
+  attach(loop: VoiceLoop, mqtt?: Observable<BrokerStatus>): void;
   /** A file run's input has ended: the page says so, instead of that hark listens. */
   inputEnded(): void;
   close(): Promise<void>;
@@ -46,7 +48,13 @@ export async function openWebPage(
   });
   const feed = new LiveFeed(state);
   let loop: VoiceLoop | undefined;
-  const controls = pageControls(setup, () => loop, { state: () => state.snapshot().state, push: (e) => feed.push(e) });
+  let mqtt: BrokerStatus | undefined;
+  const controls = pageControls(
+    setup,
+    () => loop,
+    { state: () => state.snapshot().state, push: (e) => feed.push(e) },
+    () => mqtt && mqttCheck(mqtt),
+  );
   let server;
   try {
     server = await startPageServer({ listen: config.web.listen, token: loaded.webToken, feed, controls, logger });
@@ -67,8 +75,15 @@ export async function openWebPage(
   return {
     watching: feed.watching,
     urls: server.urls,
-    attach(started) {
+    attach(started, broker) {
       loop = started;
+      if (broker)
+        subscriptions.add(
+          broker.subscribe((now) => {
+            mqtt = now;
+            feed.push({ type: 'about', about: { mqtt: mqttCheck(now).detail } });
+          }),
+        );
       state.describe(started.about);
       // A model that fails to load while hark listens changes what it listens with.
       void started.modelsLoaded.then(() => state.describe(started.about));

@@ -6,7 +6,7 @@ import { bufferOf, resample, samplesOf } from './pcm.js';
 import type { ClockedPlayer } from './player.js';
 import { readPcm16Mono } from './wav-header.js';
 
-export type EarconKind = 'listening' | 'thinking' | 'error' | 'alarm';
+export type EarconKind = 'listening' | 'thinking' | 'error' | 'alarm' | 'announce';
 export const EARCON_DIR = join(PACKAGE_ROOT, 'assets', 'sounds');
 
 export interface Earcons {
@@ -18,7 +18,7 @@ export const silentEarcons: Earcons = { play: () => undefined };
 /** The sounds in assets/sounds, at the player's rate; a missing file just stays silent. */
 export function loadEarcons(player: ClockedPlayer, logger: Logger, dir = EARCON_DIR): Earcons {
   const sounds = new Map<EarconKind, Buffer>();
-  for (const kind of ['listening', 'thinking', 'error', 'alarm'] as const) {
+  for (const kind of ['listening', 'thinking', 'error', 'alarm', 'announce'] as const) {
     const path = join(dir, `${kind}.wav`);
     if (!existsSync(path)) continue;
     try {

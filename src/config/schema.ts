@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { LIMITS } from '../contract/limits.js';
 import { chatMediaKinds } from '../contract/models.js';
 import { between, count, flag, languageCode, ms, nullableString, oneOf, section, text } from './schema-parts.js';
+import { hooks, mqtt } from './home-schema.js';
 import { tools } from './tools-schema.js';
 
 const unit = z.number().check(z.minimum(0), z.maximum(1));
@@ -183,6 +184,8 @@ export const configSchema = z
     listen,
     wake,
     tools,
+    mqtt,
+    hooks,
     web,
     log,
   })

@@ -93,6 +93,37 @@ export function afterVerdict(
   return conversation;
 }
 
+/** How a question hark asked for the home appears in the history: an exchange the home began. */
+export const ASKED_FOR_THE_HOME = '(The home automation asks you to put this question to the user.)';
+
+/**
+ * Something the home asked hark to say (an announcement, or a question), as it starts and as
+ * it ends. Its words are hark's own voice while it sounds. A question opens the window at once
+ * (the user may answer before it ends), and once said joins the history, as an exchange the home
+ * began, so the model knows what the answer answers; the answer needs no wake word until
+ * `followUpMs` after the question ended. One cut by hark stopping, or that could not be said,
+ * leaves no trace.
+ */
+export function afterNotice(
+  conversation: Conversation,
+  notice: { kind: 'announce' | 'ask'; text: string; phase: 'started' | 'said' | 'unsaid' },
+  now: number,
+  policy: ConversationPolicy,
+): Conversation {
+  if (notice.phase === 'started') {
+    const followUpUntil = notice.kind === 'ask' ? Infinity : conversation.followUpUntil;
+    return { ...conversation, said: [notice.text], followUpUntil };
+  }
+  if (notice.kind !== 'ask') return conversation;
+  if (notice.phase === 'unsaid') return { ...conversation, followUpUntil: now };
+  const messages: Message[] = [
+    ...conversation.messages,
+    { role: 'user', text: ASKED_FOR_THE_HOME },
+    { role: 'assistant', text: notice.text },
+  ];
+  return { ...conversation, carried: '', messages: bounded(messages, policy), followUpUntil: now + policy.followUpMs };
+}
+
 /** Oldest exchanges (a user message and what follows it) dropped first, past either limit. */
 function bounded(messages: Message[], policy: ConversationPolicy): Message[] {
   const starts = messages.flatMap((m, i) => (m.role === 'user' ? [i] : []));

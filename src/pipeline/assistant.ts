@@ -21,7 +21,14 @@ import {
   type OperatorFunction,
 } from 'rxjs';
 import type { HarkConfig } from '../config/schema.js';
-import { afterSaying, afterTurn, afterVerdict, newConversation, type Conversation } from '../dialog/conversation.js';
+import {
+  afterNotice,
+  afterSaying,
+  afterTurn,
+  afterVerdict,
+  newConversation,
+  type Conversation,
+} from '../dialog/conversation.js';
 import type { GatePolicy } from '../dialog/gate.js';
 import type { AssistantState } from '../dialog/turn.js';
 import type { Endpoint } from '../listen/speech-events.js';
@@ -38,6 +45,7 @@ import type {
   WakeWordDetector,
   EchoCanceller,
   Earcons,
+  Notice,
   Player,
   ReplyModel,
   Synthesizer,
@@ -46,7 +54,8 @@ import type {
 } from './ports.js';
 import { queryRecordings } from './query-recordings.js';
 import { reportBargeIns } from './report-barge-ins.js';
-import { ringAlarms, ringStops } from './ring-alarms.js';
+import { ringStops } from './ring-alarms.js';
+import { sayUnprompted } from './say-unprompted.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
 import { judgeBargeIn } from './judge-barge-in.js';
@@ -57,6 +66,9 @@ import { takeTurns } from './take-turns.js';
 import { toFrames } from './to-frames.js';
 import { transcribeUtterances } from './transcribe-utterances.js';
 import { wakeGate } from './wake-gate.js';
+
+/** The "wake phrase" of a listen button: what the log and the page show for it. */
+export const LISTEN_BUTTON = '(listen button)';
 
 export interface AssistantDeps {
   config: Pick<
@@ -75,6 +87,8 @@ export interface AssistantDeps {
   replyModel: ReplyModel;
   /** Timers and alarms falling due: rung (earcon and announcement, repeated) once hark is idle. */
   announcements?: Observable<Announcement> | undefined;
+  /** What the home asks hark to say (an announcement, a question): said once each, in order, once hark is idle. */
+  notices?: Observable<Notice> | undefined;
   synthesizer: Synthesizer;
   player: Player;
   earcons: Earcons;
@@ -83,8 +97,10 @@ export interface AssistantDeps {
   queue: boolean;
   /** Stops listening, cuts the turn under way (its record still comes out) and ends the loop. */
   shutdown: Observable<unknown>;
-  /** Cuts the turn under way, as a stop phrase would (the status page's stop button). */
+  /** Cuts the turn, ring or notice under way, as a stop phrase would (the status page's stop button). */
   stops?: Observable<unknown> | undefined;
+  /** Listens for a command as if the wake word had been said (a button on the board, Home Assistant's). */
+  listens?: Observable<unknown> | undefined;
   /** Whether anyone looks at the meters (a status page): while false, none are made. */
   metering?: Observable<boolean> | undefined;
   /** Where a turn builds its stages once its reply request is out (see requestFirst). */
@@ -113,10 +129,10 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const fullDuplex = config.bargeIn.enabled || deps.queue;
       const policy = { ...config.history, followUpMs: config.listen.followUpMs };
       const state = new BehaviorSubject<AssistantState>('listening');
-      // A timer ringing while no turn is under way: what hears the room takes it as hark speaking.
-      const ringing = new BehaviorSubject(false);
-      const heardState = combineLatest([state, ringing]).pipe(
-        map(([s, ring]): AssistantState => (ring && s === 'listening' ? 'speaking' : s)),
+      // A timer ringing or a notice said while no turn is under way: what hears the room takes it as hark speaking.
+      const sounding = new BehaviorSubject(false);
+      const heardState = combineLatest([state, sounding]).pipe(
+        map(([s, on]): AssistantState => (on && s === 'listening' ? 'speaking' : s)),
         distinctUntilChanged(),
         shareReplay({ bufferSize: 1, refCount: false }),
       );
@@ -206,6 +222,10 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         transcripts.pipe(admitTranscripts(gatePolicy, heardState, conversation, interruptions, now)),
         hears ? listened.pipe(queryRecordings(now)) : EMPTY,
         detections.pipe(map((d): GateEvent => ({ type: 'wake', phrase: d.model, score: d.score, atMs: d.atMs }))),
+        (deps.listens ?? EMPTY).pipe(
+          takeUntil(inputEnded),
+          map((): GateEvent => ({ type: 'wake', phrase: LISTEN_BUTTON })),
+        ),
       ).pipe(once());
 
       // Speaking half: one turn per query.
@@ -248,34 +268,34 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         distinctUntilChanged((a, b) => a.state === b.state),
         tap((event) => state.next(event.state)),
       );
-      const remembering = merge(turns.pipe(ofType('turn', 'saying')), verdicts.pipe(ofType('wake', 'stop'))).pipe(
+      const bargeIns = turns.pipe(reportBargeIns(heard));
+
+      const { rings, notices } = sayUnprompted({
+        ...deps,
+        state,
+        sounding,
+        stops: ringStops(verdicts, interruptions, merge(deps.shutdown, inputEnded), deps.stops),
+        inputEnded,
+      });
+
+      const remembering = merge(
+        turns.pipe(ofType('turn', 'saying')),
+        verdicts.pipe(ofType('wake', 'stop')),
+        notices,
+      ).pipe(
         scan((remembered, event) => {
           if (event.type === 'turn') return afterTurn(remembered, event.turn, policy);
           if (event.type === 'saying') return afterSaying(remembered, event.sentence);
+          if (event.type === 'notice') {
+            const { kind, text } = event.notice;
+            const said = event.phase === 'spoken' || (event.phase === 'stopped' && event.by !== 'shutdown');
+            const phase = event.phase === 'started' ? 'started' : said ? 'said' : 'unsaid';
+            return afterNotice(remembered, { kind, text, phase }, now(), policy);
+          }
           return afterVerdict(remembered, event, now(), policy);
         }, conversation.value),
         tap((remembered) => conversation.next(remembered)),
       );
-
-      const bargeIns = turns.pipe(reportBargeIns(heard));
-
-      // Timers and alarms, rung while no turn is under way; for as long as there is input.
-      const rings = deps.announcements
-        ? ringAlarms({
-            announcements: deps.announcements.pipe(takeUntil(inputEnded)),
-            idle: state.pipe(
-              map((s) => s === 'listening'),
-              takeUntil(inputEnded),
-            ),
-            stops: ringStops(verdicts, interruptions, merge(deps.shutdown, inputEnded)),
-            ringing: (on) => ringing.next(on),
-            synthesizer: deps.synthesizer,
-            player,
-            earcons,
-            maxMs: config.tools.timers.ringMaxMs,
-            repeatPauseMs: config.tools.timers.repeatPauseMs,
-          }).pipe(once())
-        : EMPTY;
 
       const holding = interruptions.pipe(
         tap((event) => {
@@ -307,6 +327,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         turns.pipe(ofType('turn', 'tool', 'saying')),
         bargeIns,
         rings,
+        notices,
         scored.pipe(meterLevels({ on: deps.metering, now, wake: wake?.scores, echo: deps.echo })),
         // Input faster than real time is behind by design.
         deps.queue ? EMPTY : scored.pipe(keepPace(wake, now)),

@@ -5,7 +5,7 @@ import type { AssistantState, Interruption, Transcript, Turn, Verdict } from '..
 import type { SegmenterEvent } from '../listen/speech-events.js';
 import type { WakePace } from '../listen/wake-pace.js';
 import type { Sentence } from '../speak/sentences.js';
-import type { EchoState } from './ports.js';
+import type { EchoState, Notice } from './ports.js';
 
 /** Every event that flows through the voice loop, each discriminated by `type`. */
 
@@ -47,13 +47,34 @@ export type GateEvent = Verdict;
  */
 export type ToolEvent = ToolActivity & { turnId: number };
 
-/** What stopped a ring: a stop phrase, the wake word, a new query, the user talking over it, its time running out, or hark stopping. */
-export type RingStop = 'stop' | 'wake' | 'query' | 'speech' | 'timeout' | 'shutdown';
+/**
+ * What stopped a ring (or a notice): a stop phrase, the wake word, a new query, the user talking
+ * over it, a stop button, its time running out, or hark stopping.
+ */
+export type RingStop = 'stop' | 'wake' | 'query' | 'speech' | 'control' | 'timeout' | 'shutdown';
 
 /** Timers or alarms ringing (earcon and announcement, repeated), and the ring stopped. */
 export type RingEvent =
   | { type: 'ring'; phase: 'started'; ids: string[]; text: string }
   | { type: 'ring'; phase: 'stopped'; ids: string[]; text: string; by: RingStop };
+
+/**
+ * A notice (an announcement or a question) said, from its start: `spoken` to its end, `stopped`
+ * part-way (by what; one stopped by hark stopping is said again when it next runs), or `failed`
+ * (its speech could not be had). Times are monotonic ms.
+ */
+export type NoticeEvent =
+  | { type: 'notice'; phase: 'started'; notice: Notice }
+  | { type: 'notice'; phase: 'spoken'; notice: Notice; timings: NoticeTimings; playedMs: number }
+  | { type: 'notice'; phase: 'stopped'; notice: Notice; by: RingStop }
+  | { type: 'notice'; phase: 'failed'; notice: Notice; error: Error };
+
+/** When a notice's speech was asked for, its first audio came, and its first sample was played. */
+export interface NoticeTimings {
+  speechRequest: number;
+  firstAudioByte?: number;
+  firstPlayed?: number;
+}
 
 export type TurnEvent =
   | { type: 'state'; state: AssistantState }
@@ -90,7 +111,15 @@ export type PaceEvent =
   | { type: 'dropped'; droppedMs: number };
 
 export type AssistantEvent =
-  ListenEvent | InterruptionEvent | TranscriptEvent | GateEvent | TurnEvent | RingEvent | MeterEvent | PaceEvent;
+  | ListenEvent
+  | InterruptionEvent
+  | TranscriptEvent
+  | GateEvent
+  | TurnEvent
+  | RingEvent
+  | NoticeEvent
+  | MeterEvent
+  | PaceEvent;
 
 /** Only the events of the given types, typed as such. */
 export function ofType<E extends { type: string }, K extends E['type']>(

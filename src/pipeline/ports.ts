@@ -50,6 +50,18 @@ export interface Announcement {
   text: string;
 }
 
+/**
+ * Something hark is asked to say from outside the conversation (by Home Assistant): an
+ * announcement, or a question whose answer hark then listens for without the wake word.
+ */
+export interface Notice {
+  id: string;
+  kind: 'announce' | 'ask';
+  text: string;
+  /** When it arrived (monotonic ms): what its latency is measured from. */
+  arrivedAt: number;
+}
+
 export interface Synthesizer {
   readonly sampleRateHz: number;
   /** 16-bit mono PCM at `sampleRateHz`, chunk by chunk as it arrives. */
@@ -135,7 +147,7 @@ export interface EchoState {
   echoDbfs: number;
 }
 
-export type EarconKind = 'listening' | 'thinking' | 'error' | 'alarm';
+export type EarconKind = 'listening' | 'thinking' | 'error' | 'alarm' | 'announce';
 
 /** Short sounds that say what hark is doing, for a user who cannot see it. */
 export interface Earcons {

@@ -1,4 +1,5 @@
 import {
+  EMPTY,
   concat,
   defer,
   exhaustMap,
@@ -19,18 +20,25 @@ import {
 import type { GateEvent, InterruptionEvent, RingEvent, RingStop } from './events.js';
 import type { Announcement, Earcons, Player, Synthesizer } from './ports.js';
 
-export interface RingDeps {
-  /** Timers and alarms as they fall due. */
-  announcements: Observable<Announcement>;
-  /** hark is idle (no turn under way): a ring waits for it. */
+/** What a ring and a notice need alike: each sounds once hark is idle, until it is over or stopped. */
+export interface SaysWhenIdle {
+  /**
+   * Whether hark is idle (no turn, no ring, no notice under way), as it is when each value is
+   * delivered: what is to be said waits for it.
+   */
   idle: Observable<boolean>;
-  /** What stops a ring under way: a stop phrase, the wake word, a query, the user talking, shutdown. */
+  /** What stops it under way: a stop phrase or button, the wake word, a query, the user talking, shutdown. */
   stops: Observable<RingStop>;
-  /** Told when a ring starts and ends, so what hears the room treats it as hark speaking. */
-  ringing: (on: boolean) => void;
+  /** Told when it starts and stops sounding, so what hears the room treats it as hark speaking. */
+  sounding: (on: boolean) => void;
   synthesizer: Synthesizer;
   player: Player;
   earcons: Earcons;
+}
+
+export interface RingDeps extends SaysWhenIdle {
+  /** Timers and alarms as they fall due. */
+  announcements: Observable<Announcement>;
   /** A ring nobody stops ends after this long. */
   maxMs: number;
   /** Quiet between one announcement and its repeat. */
@@ -75,7 +83,7 @@ export function ringAlarms(deps: RingDeps): Observable<RingEvent> {
           share(),
         );
         const first = { ids: idsNow(), text: textNow() };
-        deps.ringing(true);
+        deps.sounding(true);
         return merge(
           of<RingEvent>({ type: 'ring', phase: 'started', ...first }),
           sayOnce.pipe(repeat(), takeUntil(stopped)),
@@ -84,7 +92,7 @@ export function ringAlarms(deps: RingDeps): Observable<RingEvent> {
               const done = { ids: idsNow(), text: textNow() };
               pending.length = 0;
               deps.player.stop();
-              deps.ringing(false);
+              deps.sounding(false);
               return { type: 'ring', phase: 'stopped', ...done, by };
             }),
           ),
@@ -97,13 +105,18 @@ export function ringAlarms(deps: RingDeps): Observable<RingEvent> {
   });
 }
 
-/** What stops a ring: a stop phrase, the wake word, a confirmed query, the user talking over it, or the end. */
+/**
+ * What stops a ring (or a notice): a stop phrase, the wake word, a confirmed query, the user
+ * talking over it, a stop button, or the end.
+ */
 export function ringStops(
   verdicts: Observable<GateEvent>,
   interruptions: Observable<InterruptionEvent>,
   end: Observable<unknown>,
+  control: Observable<unknown> = EMPTY,
 ): Observable<RingStop> {
   return merge(
+    control.pipe(map((): RingStop => 'control')),
     verdicts.pipe(
       filter((v) => v.type === 'stop' || v.type === 'wake' || (v.type === 'query' && !v.query.transcript.tentative)),
       map((v): RingStop => (v.type === 'stop' ? 'stop' : v.type === 'wake' ? 'wake' : 'query')),

@@ -1,8 +1,6 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { BehaviorSubject, Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { JsonFile } from '../system/json-file.js';
 import type { Logger } from '../system/logger.js';
-import { writeWhole } from '../system/whole-file.js';
 import { announcementOf, type Announcement, type TimerEntry } from './timer-book.js';
 
 /** A wall clock far off (a Pi before NTP has set it) is followed: the next ring is checked at least this often. */
@@ -30,12 +28,20 @@ export class TimerStore {
   private rung: { entry: TimerEntry; at: number }[] = [];
   private nextId = 1;
   private scheduled: Subscription | undefined;
-  private writing: Promise<void> = Promise.resolve();
+  private readonly file: JsonFile | undefined;
   private readonly due = new Subject<Announcement>();
+  private readonly listed = new BehaviorSubject<TimerEntry[]>([]);
   private closed = false;
   private rings = true;
 
-  constructor(private readonly options: TimerStoreOptions) {}
+  constructor(private readonly options: TimerStoreOptions) {
+    this.file = options.path === undefined ? undefined : new JsonFile(options.path, 'timers', options.logger);
+  }
+
+  /** The timers set, soonest first: now, and after every change (set, cancelled, rung, read at start). */
+  get timersSet(): Observable<TimerEntry[]> {
+    return this.listed.asObservable();
+  }
 
   /** What rings, as it falls due. */
   get announcements(): Observable<Announcement> {
@@ -48,17 +54,15 @@ export class TimerStore {
    */
   async load(rings = true): Promise<void> {
     this.rings = rings;
-    const { path, logger } = this.options;
-    if (path) {
+    const saved = (await this.file?.read()) as { timers?: TimerEntry[]; nextId?: number } | undefined;
+    if (saved !== undefined) {
       try {
-        const saved = JSON.parse(await readFile(path, 'utf8')) as { timers?: TimerEntry[]; nextId?: number };
         this.timers = (saved.timers ?? []).filter(isEntry);
         this.nextId = typeof saved.nextId === 'number' ? saved.nextId : this.timers.length + 1;
-        if (this.timers.length) logger.info('timers.loaded', { path, timers: this.timers.length });
+        if (this.timers.length)
+          this.options.logger.info('timers.loaded', { path: this.options.path, timers: this.timers.length });
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-          logger.warn('timers.unreadable', { path, error: error as Error });
-        }
+        this.file?.unreadable(error);
       }
     }
     this.schedule();
@@ -92,6 +96,7 @@ export class TimerStore {
     this.closed = true;
     this.scheduled?.unsubscribe();
     this.due.complete();
+    this.listed.complete();
   }
 
   private async changed(): Promise<void> {
@@ -101,6 +106,7 @@ export class TimerStore {
 
   /** The next check: when the soonest timer is due, and at least every minute. */
   private schedule(): void {
+    if (!this.closed) this.listed.next(this.list());
     this.scheduled?.unsubscribe();
     if (this.closed || !this.rings || this.timers.length === 0) return;
     const soonest = Math.min(...this.timers.map((t) => t.dueAt));
@@ -123,20 +129,8 @@ export class TimerStore {
     this.schedule();
   }
 
-  /** Writes are queued, each whole: the file always holds one complete state, the latest last. */
   private save(): Promise<void> {
-    const { path, logger } = this.options;
-    if (!path) return Promise.resolve();
-    const text = `${JSON.stringify({ version: 1, nextId: this.nextId, timers: this.timers }, null, 2)}\n`;
-    this.writing = this.writing.then(async () => {
-      try {
-        await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-        await writeWhole(path, (partial) => writeFile(partial, text, { mode: 0o600 }));
-      } catch (error) {
-        logger.error('timers.unsaved', { path, error: error as Error });
-      }
-    });
-    return this.writing;
+    return this.file?.save({ version: 1, nextId: this.nextId, timers: this.timers }) ?? Promise.resolve();
   }
 }
 

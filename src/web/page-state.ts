@@ -65,6 +65,9 @@ export class PageState {
       case 'muted':
         this.muted = known.muted;
         return;
+      case 'about':
+        this.describe(known.about);
+        return;
       case 'meter':
         this.meter = known;
         return;

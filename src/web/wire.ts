@@ -54,6 +54,8 @@ export type KnownPageEvent =
   | { type: 'interruption'; phase: string }
   | { type: 'barge-in'; by: string; onsetToStopMs: number | null; heardMs: number }
   | { type: 'turn'; turn: TurnSummary }
+  /** A fact about this run changed (whether MQTT is connected): merged into the snapshot's `about`. */
+  | { type: 'about'; about: Record<string, string | number | boolean> }
   /** Timers or alarms ringing, and the ring stopped (by: a stop phrase, the wake word, ...). */
   | { type: 'ring'; phase: 'started' | 'stopped'; ids: string[]; text: string; by?: string }
   /** The listener fell behind the microphone (and is still, every 10 s), or caught up. */

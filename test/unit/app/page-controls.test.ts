@@ -37,12 +37,16 @@ class RefusingPlayer extends ClockedPlayer {
   }
 }
 
-/** A loop playing through `player`, its synthesizer saying 0.1 s of anything. */
-function loopWith(player: ClockedPlayer): VoiceLoop {
+/** A loop playing through `player`, its synthesizer saying 0.1 s of anything, its microphone muted as `mic` says. */
+function loopWith(player: ClockedPlayer, mic = { muted: false, set: [] as boolean[] }): VoiceLoop {
   return {
     player,
     synthesizer: { synthesize: () => of(Buffer.alloc(4800)) },
-    mute: () => undefined,
+    mute: (on: boolean) => {
+      mic.muted = on;
+      mic.set.push(on);
+    },
+    isMuted: () => mic.muted,
     about: { output: 'aplay', input: 'microphone (arecord)' },
     lastAudioAt: () => performance.now(),
   } as unknown as VoiceLoop;
@@ -79,6 +83,13 @@ describe('the status page voice test', () => {
         fix: PLAYBACK_FIX,
       },
     ]);
+  });
+
+  it('leaves the microphone as it found it: muted by Home Assistant, it stays muted after the test', async () => {
+    const mic = { muted: true, set: [] as boolean[] };
+    const loop = loopWith(new PlayingPlayer(), mic);
+    await pageControls(setup, () => loop, { state: () => 'listening', push: () => undefined }).voiceTest('Testing.');
+    expect(mic.set).toEqual([true, true]);
   });
 
   it('plays once a file run’s input has ended: its player stays open for it', async () => {

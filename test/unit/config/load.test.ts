@@ -1,33 +1,14 @@
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { ConfigError } from '../../../src/config/errors.js';
 import { envName, envTable } from '../../../src/config/env.js';
 import { DEFAULTS_PATH, loadConfig } from '../../../src/config/load.js';
 import { defaultConfig } from '../../../src/config/schema.js';
 import { redact } from '../../../src/system/secrets.js';
+import { bare, configDir, configFile as file, problemsOf } from '../../helpers/config-files.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'hark-config-'));
-let n = 0;
-function file(text: string): string {
-  const path = join(dir, `config-${++n}.yaml`);
-  writeFileSync(path, text);
-  return path;
-}
-/** An environment with no user file in reach, so only what the test gives counts. */
-const bare = { HOME: dir, XDG_CONFIG_HOME: join(dir, 'none') };
-
-function problemsOf(run: () => unknown): string[] {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const dir = configDir;
 
 describe('config/default.yaml', () => {
   it('documents exactly the schema defaults', () => {
