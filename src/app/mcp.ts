@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HarkConfig } from '../config/schema.js';
-import { PLACEHOLDER } from '../config/tools-schema.js';
+import { fillPlaceholders, urlSecrets } from '../config/secret-values.js';
 import type { ToolInputSchema } from '../dialog/tool-calls.js';
 import type { Logger } from '../system/logger.js';
 import { registerSecret } from '../system/secrets.js';
@@ -17,25 +15,31 @@ type McpServerConfig = HarkConfig['tools']['mcpServers'][number];
 /** A dead server is tried again after 1 s, 2 s, 4 s, ... at most this long apart. */
 const MAX_BACKOFF_MS = 60_000;
 
-/** `${NAME}` → the environment's NAME, else the systemd credential NAME; a missing one is an error naming it. */
-export function fillPlaceholders(value: string, env: NodeJS.ProcessEnv = process.env): string {
-  return value.replace(new RegExp(PLACEHOLDER.source, 'g'), (_, name: string) => {
-    let secret = env[name];
-    if (secret === undefined && env.CREDENTIALS_DIRECTORY) {
-      try {
-        secret = readFileSync(join(env.CREDENTIALS_DIRECTORY, name), 'utf8').trim();
-      } catch {
-        secret = undefined;
-      }
-    }
-    if (secret === undefined) throw new Error(`\${${name}} is not set in the environment or as a credential`);
-    registerSecret(secret);
-    return secret;
-  });
-}
-
 const fill = (values: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(values).map(([k, v]) => [k, fillPlaceholders(v)]));
+
+/**
+ * Where an HTTP server is reached, and with which headers: a user name and password in its URL
+ * (which fetch refuses to send) become Basic authorization, unless the headers give one. What
+ * the URL carries is registered as secret, as it is written and as fetch's errors quote it.
+ */
+export function httpTarget(
+  filled: string,
+  headers: Record<string, string>,
+): { url: URL; headers: Record<string, string> } {
+  urlSecrets(filled).forEach(registerSecret);
+  const url = new URL(filled);
+  urlSecrets(url.href).forEach(registerSecret);
+  if (!url.username && !url.password) return { url, headers };
+  const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString(
+    'base64',
+  );
+  registerSecret(basic);
+  url.username = '';
+  url.password = '';
+  const given = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+  return { url, headers: given ? headers : { ...headers, Authorization: `Basic ${basic}` } };
+}
 
 /** What an MCP result says, as text for the model: its text parts, and a note for anything else. */
 export function resultText(content: unknown): string {
@@ -96,14 +100,13 @@ export async function startMcpSource(server: McpServerConfig, options: McpOption
     if (server.command) {
       return new StdioClientTransport({
         command: server.command,
-        args: server.args,
+        args: server.args.map((arg) => fillPlaceholders(arg)),
         env: childEnvironment(fill(server.env)),
         stderr: 'ignore',
       });
     }
-    return new StreamableHTTPClientTransport(new URL(server.url as string), {
-      requestInit: { headers: fill(server.headers) },
-    });
+    const { url, headers } = httpTarget(fillPlaceholders(server.url as string), fill(server.headers));
+    return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
   };
   const reconnectLater = (): void => {
     if (closed || retry) return;

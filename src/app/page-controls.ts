@@ -1,5 +1,6 @@
 import { concat, ignoreElements, lastValueFrom, tap } from 'rxjs';
-import { maskUrlPassword, type LoadedConfig } from '../config/load.js';
+import type { LoadedConfig } from '../config/load.js';
+import { shownConfig } from '../config/secret-values.js';
 import type { Service } from '../service/index.js';
 import type { LogTail } from '../system/log-tail.js';
 import type { Logger } from '../system/logger.js';
@@ -82,14 +83,13 @@ export function pageControls(
       logger.info('web.stop', { state: page.state() });
     },
     config() {
-      const { config } = loaded;
       return {
         read: loaded.sources,
         secrets: {
           apiKey: loaded.apiKey ? 'set (not shown)' : 'not set',
           webToken: loaded.webToken ? 'set (not shown)' : 'not set',
         },
-        config: { ...config, service: { ...config.service, baseUrl: maskUrlPassword(config.service.baseUrl) } },
+        config: shownConfig(loaded.config),
       };
     },
     async doctor() {

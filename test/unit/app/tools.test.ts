@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fillPlaceholders, resultText } from '../../../src/app/mcp.js';
+import { resultText } from '../../../src/app/mcp.js';
+import { fillPlaceholders } from '../../../src/config/secret-values.js';
 import { stateDirectory } from '../../../src/app/tools.js';
 import { redact } from '../../../src/system/secrets.js';
 
