@@ -44,6 +44,8 @@ export interface HarkTools {
 
 export interface ToolsOptions {
   player?: ClockedPlayer | undefined;
+  /** The process ends with the call (`hark tools call`): what lives only in it does not last. */
+  oneShot?: boolean;
   clock?: WallClock | undefined;
   stateDir?: string | undefined;
 }
@@ -75,11 +77,12 @@ export async function startTools(config: HarkConfig, logger: Logger, options: To
   let store: TimerStore | undefined;
   if (config.tools.timers.enabled) {
     const path = join(options.stateDir ?? stateDirectory(), 'timers.json');
-    store = new TimerStore({ path, now: clock.now, scheduler: clock.scheduler, logger });
+    store = new TimerStore({ path, now: clock.now, scheduler: clock.scheduler, logger, watch: true });
     builtIn.push(...timerTools({ store, now: clock.now, timeZone, snoozeMs: config.tools.timers.snoozeMs }));
   }
   if (config.tools.volume.enabled && options.player) {
-    builtIn.push(volumeTool(volumeControlFor(options.player, config, logger), config.tools.volume.stepPercent));
+    const control = volumeControlFor(options.player, config, logger);
+    builtIn.push(volumeTool(control, config.tools.volume.stepPercent, options.oneShot === true));
   }
   const builtIns: ToolSource = { tools: () => builtIn };
   // The MCP client is loaded only when a server is configured: without one, start-up carries none of it.
@@ -91,8 +94,7 @@ export async function startTools(config: HarkConfig, logger: Logger, options: To
     announcements: store?.announcements,
     start: async (ring = true) => store?.load(ring),
     close: async () => {
-      store?.close();
-      await Promise.all(mcp.map((m) => m.close()));
+      await Promise.all([store?.close(), ...mcp.map((m) => m.close())]);
     },
   };
 }

@@ -2,9 +2,15 @@ import type { VolumeControl, VolumeState } from './mixer.js';
 import { ToolError, numberArg, stringArg, type Tool } from './tool.js';
 
 const ACTIONS = ['get', 'set', 'up', 'down', 'mute', 'unmute'] as const;
+const GONE_WITH_COMMAND =
+  " No mixer answered, so this was hark's own playback gain, which lives only in this command: it ended with it, and the volume of a running hark did not change. Ask hark itself, or use the mixer of its player (wpctl, pactl or amixer).";
 
-/** `volume`: the loudness of hark's own output, through `control`. */
-export function volumeTool(control: VolumeControl, stepPercent: number): Tool {
+/**
+ * `volume`: the loudness of hark's own output, through `control`. In a process that ends with the
+ * call (`hark tools call`, `oneShot`), a change of hark's own gain would vanish with it: the
+ * answer says so, and that a running hark's volume did not change.
+ */
+export function volumeTool(control: VolumeControl, stepPercent: number, oneShot = false): Tool {
   return {
     name: 'volume',
     description: `The volume of the assistant's own voice and sounds: get it, set it (0 to 100 percent), turn it up or down (by ${stepPercent} percent unless a step is given), mute or unmute.`,
@@ -21,7 +27,7 @@ export function volumeTool(control: VolumeControl, stepPercent: number): Tool {
       const action = stringArg(input, 'action');
       const percent = numberArg(input, 'percent');
       const said = (state: VolumeState): { text: string } => ({
-        text: `${state.muted ? 'Muted' : `Volume ${state.percent}%`} (${control.name}).`,
+        text: `${state.muted ? 'Muted' : `Volume ${state.percent}%`} (${control.name}).${action !== 'get' && oneShot && !control.lasts ? GONE_WITH_COMMAND : ''}`,
       });
       switch (action as (typeof ACTIONS)[number] | undefined) {
         case 'get':
