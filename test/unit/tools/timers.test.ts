@@ -73,7 +73,7 @@ describe('timers and alarms', () => {
     await first.call('set_timer', { duration_seconds: 3, label: 'tea' });
     await first.call('set_timer', { at: '18:30', label: 'dinner' });
     await settle(first.store);
-    first.store.close();
+    await first.store.close();
     expect((JSON.parse(readFileSync(first.path, 'utf8')) as { timers: unknown[] }).timers).toHaveLength(2);
     // Started again an hour later.
     const second = setUp(first.path, 3_600_000);
