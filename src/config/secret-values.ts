@@ -57,9 +57,15 @@ export function maskUrl(url: string): string {
   return `${parsed.href.replace(/#.*$/, '')}${query.length ? `?${query.join('&')}` : ''}${parsed.hash}`;
 }
 
-/** Registers what the configuration's URLs carry (the service's, each MCP server's) as secrets. */
+/**
+ * Registers what the configuration's URLs carry (the service's, each MCP server's) as secrets; a
+ * `${NAME}` is no secret itself, and its value is registered when it is filled in.
+ */
 export function registerUrlSecrets(urls: readonly unknown[]): void {
-  for (const url of urls) if (typeof url === 'string') urlSecrets(url).forEach(registerSecret);
+  for (const url of urls) {
+    if (typeof url !== 'string') continue;
+    for (const value of urlSecrets(url)) if (!decoded(value).includes('${')) registerSecret(value);
+  }
 }
 
 /** The configuration as shown (`config show`, the page's `/api/config`): every URL masked. */

@@ -70,7 +70,7 @@ describe('${NAME} placeholders', () => {
     );
   });
 
-  it('in a URL too', () => {
+  it('in a URL too, where the placeholder itself is no secret (its value is, once filled in)', () => {
     const { config } = loadConfig({
       configPath: server('      url: "https://mcp.example/api?key=${URL_KEY}"'),
       env: bare,
@@ -78,5 +78,6 @@ describe('${NAME} placeholders', () => {
     expect(unsetPlaceholders(config, {})).toEqual([
       "tools.mcpServers[0] (home).url: ${URL_KEY} is not set: give URL_KEY in the environment (or the unit's EnvironmentFile) or as a systemd credential",
     ]);
+    expect(redact('the placeholder ${URL_KEY}')).toBe('the placeholder ${URL_KEY}');
   });
 });
