@@ -112,7 +112,7 @@ describe("a page on another site, in the user's browser", () => {
       for (const origin of [`http://localhost:${site.port}/`, `http://127.0.0.1:${site.port}/`]) {
         const { page } = await watchedPage(browser);
         await page.goto(origin);
-        await page.waitForFunction('document.title === "done"', undefined, { timeout: 30_000 });
+        await page.waitForFunction('document.title === "done"', undefined, { timeout: 45_000 });
         await page.close();
       }
       // Nothing changed, nothing was spent: no chat request (the doctor's), no speech (a voice
@@ -138,5 +138,5 @@ describe("a page on another site, in the user's browser", () => {
       await site.close();
       expect(await hark.stop()).toBe(0);
     }
-  });
+  }, 120_000);
 });
