@@ -5,6 +5,8 @@ import { link, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 const WAIT_MS = 5000;
 /** A lock older than this is broken: it is held for one write, a few milliseconds. */
 const STALE_MS = 30_000;
+/** A lock with no holder written in it yet is broken after this long. */
+const EMPTY_STALE_MS = 1000;
 
 /**
  * Runs `work` holding the lock `lockPath`, a file that only one process can make (a hard link,
@@ -20,14 +22,9 @@ export async function withLock<T>(lockPath: string, work: () => Promise<T>): Pro
   await writeFile(made, mine, { mode: 0o600 });
   try {
     for (let tries = 0; ; tries++) {
-      try {
-        await link(made, lockPath);
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
+      if (await take(made, lockPath, mine)) break;
       const holder = await readHolder(lockPath);
-      if (holder && (await stale(lockPath, holder.pid))) {
+      if (holder && (await stale(lockPath, holder))) {
         await breakLock(lockPath, holder.text);
         continue;
       }
@@ -47,6 +44,26 @@ export async function withLock<T>(lockPath: string, work: () => Promise<T>): Pro
   }
 }
 
+/** Makes the lock, or false when another holds it. */
+async function take(made: string, lockPath: string, mine: string): Promise<boolean> {
+  try {
+    await link(made, lockPath);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // A file system without hard links (FAT): made only if absent, its holder written just after.
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
+  }
+  try {
+    await writeFile(lockPath, mine, { flag: 'wx', mode: 0o600 });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
 async function readHolder(lockPath: string): Promise<{ text: string; pid: number } | undefined> {
   try {
     const text = await readFile(lockPath, 'utf8');
@@ -56,10 +73,12 @@ async function readHolder(lockPath: string): Promise<{ text: string; pid: number
   }
 }
 
-async function stale(lockPath: string, pid: number): Promise<boolean> {
-  if (!alive(pid)) return true;
+async function stale(lockPath: string, holder: { text: string; pid: number }): Promise<boolean> {
   const made = await stat(lockPath).catch(() => undefined);
-  return made !== undefined && Date.now() - made.mtimeMs > STALE_MS;
+  const age = made === undefined ? 0 : Date.now() - made.mtimeMs;
+  // An empty lock is one whose holder is still being written (where there are no hard links).
+  if (holder.text === '') return age > EMPTY_STALE_MS;
+  return !alive(holder.pid) || age > STALE_MS;
 }
 
 /** Whether a process of that id runs (one of another user's counts: signalling it is refused, not absent). */
