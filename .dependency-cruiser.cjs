@@ -14,7 +14,7 @@ const PURE = [
   '^src/speak/',
   '^src/config/(schema|schema-parts|tools-schema)\\.ts$',
   '^src/listen/(segmenter|pause-judge|speech-events|long-audio|transcript|wake-phrase|wake-decider|energy-vad|noise-floor|vad)\\.ts$',
-  '^src/audio/(pcm|frames|wav-header|playback-clock|mp3-duration)\\.ts$',
+  '^src/audio/(pcm|frames|wav-header|playback-clock|playback-error|mp3-duration)\\.ts$',
   '^src/system/as-error\\.ts$',
 ];
 /** Packages that do no I/O either: zod (schemas) and path (string handling). */

@@ -1,5 +1,5 @@
 // Bundles the compiled CLI (dist/cli/hark.js) into dist/bin/: the `hark` command loads a few
-// files instead of some 900 modules, which is most of its start-up time (see README, "Answering sooner").
+// files instead of some 900 modules, which is most of its start-up time (see docs/answering-sooner.md).
 // Commands and the stand-in that a run does not use are split into chunks loaded on demand.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';

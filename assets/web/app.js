@@ -29,6 +29,12 @@ function showMuted(muted) {
   button.setAttribute('aria-pressed', String(muted));
 }
 
+function showBehind(behind) {
+  const badge = byId('behind-badge');
+  badge.hidden = !behind;
+  badge.textContent = behind ? `${(behind.lagMs / 1000).toFixed(1)} s behind` : '';
+}
+
 function showNow(snapshot) {
   const hearing = byId('hearing');
   hearing.hidden = !snapshot.hearing;
@@ -42,24 +48,44 @@ function showNow(snapshot) {
   byId('answering-saying').textContent = snapshot.answering ? `hark: ${snapshot.answering.saying.join(' ')}` : '';
 }
 
+/** What a failed turn could not do, by the stage that failed. */
+const FAILED_AT = {
+  transcription: 'could not transcribe what you said',
+  reply: 'could not get a reply',
+  synthesis: 'could not make its voice',
+  playback: 'could not play its reply: you heard nothing of what is struck out',
+};
+
+/** A failure, plainly: what hark could not do, why, and what to do about it. */
+function failureLines(what, error, fix) {
+  const lines = [el('p', 'failed', `${what}: ${error}`)];
+  if (fix) lines.push(el('p', 'fix', `fix: ${fix}`));
+  return lines;
+}
+
 /** A turn: what was heard, what hark said, cut where the user cut in, and why a failure failed. */
 function turnEntry(turn) {
   const item = el('li', 'turn');
   item.dataset.turnId = String(turn.id);
   item.dataset.interrupted = String(turn.interrupted);
+  if (turn.failed) item.dataset.failed = turn.failed.stage;
   item.append(el('p', 'you', `you: ${turn.transcript}`));
   const said = el('p', 'hark');
-  said.append(el('span', 'who', 'hark: '), el('span', 'heard', turn.heard || (turn.interrupted ? '' : turn.reply)));
+  const cut = turn.interrupted || turn.failed;
+  said.append(el('span', 'who', 'hark: '), el('span', 'heard', cut ? turn.heard : turn.reply));
   if (turn.interrupted) {
-    const cut = el('span', 'cut', `✂ interrupted (${turn.interrupted})`);
-    cut.title = 'the user cut in here: the rest was never heard';
-    said.append(' ', cut, ' ');
+    const mark = el('span', 'cut', `✂ interrupted (${turn.interrupted})`);
+    mark.title = 'the user cut in here: the rest was never heard';
+    said.append(' ', mark, ' ');
     if (turn.unheard) said.append(el('s', 'unheard', turn.unheard));
   } else if (turn.failed && turn.unheard) {
     said.append(' ', el('s', 'unheard', turn.unheard));
   }
   item.append(said);
-  if (turn.failed) item.append(el('p', 'failed', `failed at ${turn.failed.stage}: ${turn.failed.error}`));
+  if (turn.failed) {
+    const what = FAILED_AT[turn.failed.stage] ?? `failed at ${turn.failed.stage}`;
+    item.append(...failureLines(`hark ${what}`, turn.failed.error, turn.failed.fix));
+  }
   const latency = turn.latencyMs.firstSamplePlayed;
   item.append(el('p', 'meta', `#${turn.id}${latency === undefined ? '' : ` · first sound after ${latency} ms`}`));
   item.addEventListener('click', () => pick(turn));
@@ -85,8 +111,27 @@ function eventEntry(event) {
       item.textContent =
         event.phase === 'started' ? `ringing: ${event.text}` : `ring stopped (${event.by}): ${event.text}`;
       break;
+    case 'behind':
+      item.classList.add('failed');
+      item.textContent = `hark is ${(event.lagMs / 1000).toFixed(1)} s behind the microphone (${event.stage}): this machine is too slow for what it is asked to do`;
+      break;
+    case 'caught-up':
+      item.textContent = `caught up with the microphone after ${(event.behindMs / 1000).toFixed(1)} s (at worst ${(event.worstLagMs / 1000).toFixed(1)} s behind)`;
+      break;
+    case 'wake-pace':
+      item.textContent = `wake word: ${event.pace === 'full' ? 'back to full work per step' : `less work per step to keep up (${event.pace})`}`;
+      break;
+    case 'dropped':
+      item.classList.add('failed');
+      item.textContent = `${(event.droppedMs / 1000).toFixed(1)} s of audio could not be listened to for the wake word: this machine is too slow`;
+      break;
     case 'voice-test':
-      item.textContent = `voice test: “${event.text}” (${(event.playedMs / 1000).toFixed(1)} s through ${event.player})`;
+      if (event.failed) {
+        item.classList.add('failed');
+        item.append(...failureLines(`voice test “${event.text}” failed`, event.failed, event.fix));
+      } else {
+        item.textContent = `voice test: “${event.text}” (${(event.playedMs / 1000).toFixed(1)} s through ${event.player})`;
+      }
       break;
     case 'tool': {
       item.dataset.callId = String(event.callId);
@@ -133,6 +178,7 @@ function showAll(snapshot, turns) {
   setThresholds(snapshot.about);
   showState(snapshot.state);
   showMuted(snapshot.muted);
+  showBehind(snapshot.behind);
   showMeter(snapshot.meter, snapshot.about);
   showNow(snapshot);
   byId('conversation').replaceChildren();
@@ -166,6 +212,11 @@ function apply(event) {
       return showNow(snapshot);
     case 'muted':
       return showMuted(event.muted);
+    case 'behind':
+    case 'caught-up':
+      snapshot.behind = event.type === 'behind' ? { lagMs: event.lagMs, stage: event.stage } : null;
+      showBehind(snapshot.behind);
+      return addEntry({ kind: 'event', event });
     case 'ring':
       snapshot.ringing = event.phase === 'started';
       showState(snapshot.ringing && snapshot.state === 'listening' ? 'ringing' : snapshot.state);

@@ -103,22 +103,28 @@ export function showWaterfall(turn) {
 
 let chart;
 
-/** The last turns' latencies, one line per step, and their medians and 90th percentiles. */
+/** The last turns' latencies, one line per step, and their medians and 90th percentiles; until a turn, a line saying so. */
 export function showTurns(report, onPick) {
   const turns = report.turns;
   const shown = STEPS.filter(([key]) => key !== 'endpointing');
-  const data = [turns.map((t) => t.id), ...shown.map(([key]) => turns.map((t) => t.latencyMs[key] ?? null))];
   const box = byId('chart');
-  if (!chart && typeof uPlot === 'function') {
+  box.hidden = turns.length === 0;
+  byId('chart-empty').hidden = turns.length > 0;
+  const data = [turns.map((t) => t.id), ...shown.map(([key]) => turns.map((t) => t.latencyMs[key] ?? null))];
+  // Made once there is something to draw, at the width the box has then: a page as narrow as a phone's fits it.
+  if (!chart && turns.length > 0 && typeof uPlot === 'function') {
+    const width = () => Math.max(200, box.clientWidth);
     chart = new uPlot(
       {
-        width: Math.max(280, box.clientWidth || 600),
+        width: width(),
         height: 220,
         scales: { x: { time: false } },
         axes: [
           { label: 'turn', incrs: [1, 2, 5, 10, 20, 50] },
           { label: 'ms', size: 60 },
         ],
+        // The legend names the lines; the values are on the axes and in the table below.
+        legend: { live: false },
         series: [
           { label: 'turn' },
           ...shown.map(([key, words]) => ({
@@ -134,7 +140,7 @@ export function showTurns(report, onPick) {
       data,
       box,
     );
-    new ResizeObserver(() => chart.setSize({ width: Math.max(280, box.clientWidth), height: 220 })).observe(box);
+    new ResizeObserver(() => chart.setSize({ width: width(), height: 220 })).observe(box);
   } else if (chart) {
     chart.setData(data);
   }

@@ -382,30 +382,42 @@ export class RoomLoop {
   private tracedCanceller(): EchoCanceller | undefined {
     const canceller = this.canceller;
     if (!canceller) return undefined;
+    const trace = (mic: Int16Array, out: Int16Array): void => {
+      // Each VAD frame starts with a frame of the canceller's: utterances are found by it.
+      if (this.aecFrame.n === 0) this.frameIndex.set(fingerprint(out.subarray(0, FINGERPRINT)), this.vadFrames);
+      for (let i = 0; i < mic.length; i++) {
+        const m = (mic[i] as number) / 32768;
+        const r = ((mic[i] as number) - (out[i] as number)) / 32768;
+        this.aecFrame.mic += m * m;
+        this.aecFrame.removed += r * r;
+        this.aecFrame.out += ((out[i] as number) / 32768) ** 2;
+      }
+      this.aecFrame.n += mic.length;
+      const verdict = canceller.lastVerdict();
+      if (verdict.possible) {
+        const frame = this.aecFrame;
+        frame.trusted &&= verdict.trusted;
+        frame.loss = frame.loss === null || verdict.lossDb === null ? null : Math.min(frame.loss, verdict.lossDb);
+        frame.predicted =
+          frame.predicted === null || verdict.predictedDbfs === null
+            ? null
+            : Math.max(frame.predicted, verdict.predictedDbfs);
+      }
+    };
     return {
       frameSamples: canceller.frameSamples,
+      passes: (mic, captureTimeMs) => {
+        if (!canceller.passes(mic, captureTimeMs)) return false;
+        // Passed untouched: traced as the canceller's frames that took nothing out.
+        for (let at = 0; at < mic.length; at += canceller.frameSamples) {
+          const frame = mic.subarray(at, at + canceller.frameSamples);
+          trace(frame, frame);
+        }
+        return true;
+      },
       cancel: (mic, captureTimeMs) => {
         const out = canceller.cancel(mic, captureTimeMs);
-        // Each VAD frame starts with a frame of the canceller's: utterances are found by it.
-        if (this.aecFrame.n === 0) this.frameIndex.set(fingerprint(out.subarray(0, FINGERPRINT)), this.vadFrames);
-        for (let i = 0; i < mic.length; i++) {
-          const m = (mic[i] as number) / 32768;
-          const r = ((mic[i] as number) - (out[i] as number)) / 32768;
-          this.aecFrame.mic += m * m;
-          this.aecFrame.removed += r * r;
-          this.aecFrame.out += ((out[i] as number) / 32768) ** 2;
-        }
-        this.aecFrame.n += mic.length;
-        const verdict = canceller.lastVerdict();
-        if (verdict.possible) {
-          const frame = this.aecFrame;
-          frame.trusted &&= verdict.trusted;
-          frame.loss = frame.loss === null || verdict.lossDb === null ? null : Math.min(frame.loss, verdict.lossDb);
-          frame.predicted =
-            frame.predicted === null || verdict.predictedDbfs === null
-              ? null
-              : Math.max(frame.predicted, verdict.predictedDbfs);
-        }
+        trace(mic, out);
         return out;
       },
       lastVerdict: () => canceller.lastVerdict(),

@@ -1,7 +1,7 @@
 import type { HarkConfig } from '../config/schema.js';
 import type { SpeechRequest, VoiceReference } from '../contract/wire.js';
 import type { Logger } from '../system/logger.js';
-import { prepareReference } from '../voice/reference.js';
+import { prepareReference, type PreparedReference } from '../voice/reference.js';
 
 /** What `hark voice test` and the status page's voice test say when not told what to say. */
 export const VOICE_SAMPLE = 'Hello! This is how I sound. Do you like my voice?';
@@ -21,7 +21,7 @@ export function describeVoice(config: HarkConfig, reference?: { durationMs: numb
 export async function configuredReference(
   config: HarkConfig,
   logger: Logger,
-): Promise<{ reference: VoiceReference; durationMs: number } | undefined> {
+): Promise<Pick<PreparedReference, 'reference' | 'durationMs' | 'cachedAt' | 'fromCache'> | undefined> {
   if (!config.voice.reference) return undefined;
   const prepared = await prepareReference(config.voice.reference, config.voice.referenceText);
   for (const warning of prepared.warnings) logger.warn('voice.reference', { warning });
@@ -29,8 +29,9 @@ export async function configuredReference(
     file: config.voice.reference,
     seconds: Math.round(prepared.durationMs / 100) / 10,
     cached: prepared.fromCache,
+    cachedAt: prepared.cachedAt,
   });
-  return { reference: prepared.reference, durationMs: prepared.durationMs };
+  return prepared;
 }
 
 /** A speech request for `text` in the configured voice: a clone, a system voice, or the service default. */

@@ -1,4 +1,5 @@
 import type { Subscription } from 'rxjs';
+import { PLAYBACK_FIX, PlaybackError } from '../audio/playback-error.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
 import type { Service } from '../service/index.js';
@@ -17,6 +18,8 @@ export interface DaemonContext {
   hasKey: boolean;
   logger: Logger;
   logTail?: LogTail | undefined;
+  /** The stand-in started for --sim: the service hark talks to then. */
+  sim?: { url: string } | undefined;
 }
 
 export interface DaemonOptions extends Omit<VoiceLoopOptions, 'reference' | 'metering' | 'stayOpen'> {
@@ -42,7 +45,8 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   const systemd = new SystemdNotifier(logger);
   const clone = await configuredReference(config, logger);
   const serve = options.web === true || (config.web.enabled && !options.input);
-  const page = serve ? await openWebPage(config, { ...context, voice: describeVoice(config, clone) }) : undefined;
+  const voice = describeVoice(config, clone);
+  const page = serve ? await openWebPage(config, { ...context, voice }, options.web === true) : undefined;
   let loop: VoiceLoop | undefined;
   let stopReason: NodeJS.Signals | 'input ended' = 'input ended';
   let signalled: () => void = () => undefined;
@@ -58,9 +62,12 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  // What a file run heard: turns, and speech left unanswered for want of the wake word.
+  // What a file run heard: turns, and speech left unanswered for want of the wake word; and
+  // what it said: turns the user heard, and the last that could not be played.
   let turns = 0;
   let unheard = 0;
+  let heardTurns = 0;
+  let unplayed: PlaybackError | undefined;
   let status: Subscription | undefined;
   try {
     loop = await startVoiceLoop(config, service, logger, {
@@ -74,7 +81,10 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
       next: (event) => {
         if (event.type === 'state') systemd.status(event.state);
         if (event.type === 'no-wake-word' && !event.tentative) unheard++;
-        if (event.type === 'turn') turns++;
+        if (event.type !== 'turn') return;
+        turns++;
+        if (event.turn.failed instanceof PlaybackError) unplayed = event.turn.failed;
+        else if (event.turn.audioMs.played > 0) heardTurns++;
       },
       // A failure ends loop.done, which reports it.
       error: () => undefined,
@@ -82,10 +92,15 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
     if (stopReason === 'input ended') systemd.ready('listening');
     else void loop.stop().catch(() => undefined);
     await loop.done;
+    if (options.input && stopReason === 'input ended') page?.inputEnded();
     if (options.input && turns === 0 && unheard > 0) warnUnheard(logger, config, unheard);
     if (options.web && page && stopReason === 'input ended') {
       logger.info('web.staying', { urls: page.urls, until: 'Ctrl-C (SIGINT) or SIGTERM' });
       await signal;
+    }
+    // A file run whose every answer was lost failed, however well the rest went.
+    if (options.input && unplayed && heardTurns === 0) {
+      throw new Error(`nothing hark said could be played (${unplayed.message}): ${PLAYBACK_FIX}`);
     }
   } finally {
     process.off('SIGINT', stop);

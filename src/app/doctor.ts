@@ -1,5 +1,5 @@
 import { ffmpegPath } from '../audio/ffmpeg.js';
-import type { LoadedConfig } from '../config/load.js';
+import { API_KEY_FIX, type LoadedConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
 import { SileroVad } from '../listen/silero-vad.js';
 import { ServiceError } from '../service/errors.js';
@@ -30,15 +30,12 @@ export interface DoctorInput {
 }
 
 function checkNode(): CheckResult {
-  // undici 7 needs 20.18.1.
+  // undici 7 needs 20.18.1. The platform says which of onnxruntime-node's builds hark loads.
   const [major = 0, minor = 0, patch = 0] = process.versions.node.split('.').map(Number);
+  const detail = `v${process.versions.node} (${process.platform}-${process.arch})`;
   return major > 20 || (major === 20 && (minor > 18 || (minor === 18 && patch >= 1)))
-    ? ok('node', `v${process.versions.node}`)
-    : fail(
-        'node',
-        `v${process.versions.node}`,
-        'install Node.js 20.18.1 or newer (Debian 13 / Raspberry Pi OS trixie: apt install nodejs)',
-      );
+    ? ok('node', detail)
+    : fail('node', detail, 'install Node.js 20.18.1 or newer (Debian 13 / Raspberry Pi OS trixie: apt install nodejs)');
 }
 
 function checkRecorder(recorder: string): CheckResult {
@@ -138,11 +135,7 @@ async function checkService(input: DoctorInput): Promise<CheckResult> {
     return ok('service', `${service.transport.baseUrl} answers and accepts the key`);
   } catch (error) {
     if (error instanceof ServiceError && error.status === 401) {
-      return fail(
-        'service',
-        `${service.transport.baseUrl}: key rejected (${error.type})`,
-        'check HARK_API_KEY: create a token in the service console',
-      );
+      return fail('service', `${service.transport.baseUrl}: key rejected (${error.type})`, API_KEY_FIX);
     }
     if (error instanceof ServiceError && error.status === 0) {
       return fail(

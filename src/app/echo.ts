@@ -94,6 +94,7 @@ export function watchEcho(
   let stateLoggedAt = -Infinity;
   return {
     frameSamples: canceller.frameSamples,
+    passes: (mic, captureTimeMs) => canceller.passes(mic, captureTimeMs),
     cancel(mic, captureTimeMs) {
       const out = canceller.cancel(mic, captureTimeMs);
       const verdict = canceller.lastVerdict();

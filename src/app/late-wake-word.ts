@@ -1,9 +1,6 @@
 import { Subject, type Observable, type Subscription } from 'rxjs';
-import type { WakeWordDetection, WakeWordDetector, WakeWordScores } from '../pipeline/ports.js';
+import type { WakeBacklog, WakeWordDetection, WakeWordDetector, WakeWordScores } from '../pipeline/ports.js';
 import { asError } from '../system/as-error.js';
-
-/** A second of 16 kHz audio. */
-const HAND_OVER_SAMPLES = 16000;
 
 /**
  * A wake-word detector whose models are still loading: hark listens from its start, and what it
@@ -16,6 +13,9 @@ export class LateWakeWord implements WakeWordDetector {
   private readonly scores$ = new Subject<WakeWordScores>();
   readonly detections: Observable<WakeWordDetection> = this.detections$.asObservable();
   readonly scores: Observable<WakeWordScores> = this.scores$.asObservable();
+  private readonly backlog$ = new Subject<WakeBacklog>();
+  readonly backlog: Observable<WakeBacklog> = this.backlog$.asObservable();
+  private heldSamples = 0;
   /** Settles once the models have loaded or failed to. */
   readonly loaded: Promise<void>;
   private detector: WakeWordDetector | undefined;
@@ -30,6 +30,7 @@ export class LateWakeWord implements WakeWordDetector {
       (error: unknown) => {
         this.failure = asError(error);
         this.held = [];
+        this.heldSamples = 0;
       },
     );
   }
@@ -51,7 +52,15 @@ export class LateWakeWord implements WakeWordDetector {
 
   push(frame: Int16Array): void {
     if (this.detector) this.detector.push(frame);
-    else if (!this.deaf && !this.closed) this.held.push(frame.slice());
+    else if (!this.deaf && !this.closed) {
+      this.held.push(frame.slice());
+      this.heldSamples += frame.length;
+    }
+  }
+
+  /** What waits to be scored: all that was heard while the models load, then the detector's own backlog. */
+  get backlogMs(): number {
+    return this.detector ? (this.detector.backlogMs ?? 0) : this.heldSamples / 16;
   }
 
   async drain(): Promise<void> {
@@ -72,27 +81,26 @@ export class LateWakeWord implements WakeWordDetector {
     for (const s of this.forwarding) s.unsubscribe();
     this.detections$.complete();
     this.scores$.complete();
+    this.backlog$.complete();
   }
 
   /**
-   * Hands what was heard over a second at a time, each scored before the next: all at once, the
-   * detector would drop what a live one keeps waiting beyond its backlog (2 s), should the models
-   * have taken longer than that. What is heard meanwhile joins the queue, in order.
+   * Hands everything heard over at once, in order: the detector sees how far behind it starts,
+   * and does less per step until it has caught up (a live detector's pace), rather than scoring
+   * a backlog at full cost while more audio piles up behind it.
    */
-  private async start(detector: WakeWordDetector): Promise<void> {
-    this.forwarding = [detector.detections.subscribe(this.detections$), detector.scores.subscribe(this.scores$)];
-    while (this.held.length > 0 && !this.closed) {
-      let samples = 0;
-      while (this.held.length > 0 && samples < HAND_OVER_SAMPLES) {
-        const item = this.held.shift() as Int16Array | 'reset';
-        if (item === 'reset') detector.reset();
-        else {
-          detector.push(item);
-          samples += item.length;
-        }
-      }
-      await detector.drain();
+  private start(detector: WakeWordDetector): void {
+    this.forwarding = [
+      detector.detections.subscribe(this.detections$),
+      detector.scores.subscribe(this.scores$),
+      ...(detector.backlog ? [detector.backlog.subscribe(this.backlog$)] : []),
+    ];
+    for (const item of this.held) {
+      if (item === 'reset') detector.reset();
+      else detector.push(item);
     }
-    this.detector = detector;
+    this.held = [];
+    this.heldSamples = 0;
+    if (!this.closed) this.detector = detector;
   }
 }

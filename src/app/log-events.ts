@@ -1,7 +1,9 @@
 import { tap, type MonoTypeOperatorFunction } from 'rxjs';
+import { PLAYBACK_FIX, PlaybackError } from '../audio/playback-error.js';
 import { turnLatencies, type Turn } from '../dialog/turn.js';
 import type { AssistantEvent } from '../pipeline/events.js';
 import type { Logger } from '../system/logger.js';
+import { API_KEY_FIX } from '../config/load.js';
 import { ServiceError } from '../service/errors.js';
 import { RequestValidationError } from '../contract/validation-error.js';
 
@@ -21,6 +23,19 @@ export function failedStage(error: Error): 'reply' | 'synthesis' | 'transcriptio
   return 'playback';
 }
 
+/** What the user can do about a failure, when hark knows. */
+export function failureFix(error: Error): string | undefined {
+  if (error instanceof PlaybackError) return PLAYBACK_FIX;
+  if (error instanceof ServiceError && error.status === 401) return API_KEY_FIX;
+  return undefined;
+}
+
+/** Why a turn failed, for its log line and the page: the stage, the error, and the fix when there is one. */
+export function turnFailure(error: Error): { stage: ReturnType<typeof failedStage>; fix?: string } {
+  const fix = failureFix(error);
+  return { stage: failedStage(error), ...(fix ? { fix } : {}) };
+}
+
 /** The one structured line per turn. */
 export function logTurn(logger: Logger, turn: Turn): void {
   const fields = {
@@ -28,7 +43,7 @@ export function logTurn(logger: Logger, turn: Turn): void {
     reply: turn.reply,
     ...(turn.interrupted || turn.failed ? { heard: turn.heard } : {}),
     interrupted: turn.interrupted,
-    ...(turn.failed ? { stage: failedStage(turn.failed), error: turn.failed } : {}),
+    ...(turn.failed ? { ...turnFailure(turn.failed), error: turn.failed } : {}),
     usage: turn.usage ?? null,
     transcriptionRequests: turn.query.transcript.parts,
     extraRequests: turn.extraRequests,
@@ -64,7 +79,11 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
         logger.error('turn.failed', { stage: 'transcription', utterance: event.utteranceId, error: event.error });
         return;
       case 'wake':
-        logger.info('wake', { phrase: event.phrase });
+        logger.info('wake', {
+          phrase: event.phrase,
+          ...(event.score === undefined ? {} : { score: Math.round(event.score * 100) / 100 }),
+          ...(event.atMs === undefined ? {} : { atMs: Math.round(event.atMs) }),
+        });
         return;
       case 'stop':
         logger.info('turn.stopped', { transcript: event.transcript.text });
@@ -121,6 +140,26 @@ export function logEvents(logger: Logger): MonoTypeOperatorFunction<AssistantEve
       case 'ring':
         if (event.phase === 'started') logger.info('ring.started', { ids: event.ids, text: event.text });
         else logger.info('ring.stopped', { ids: event.ids, by: event.by });
+        return;
+      case 'behind':
+        logger.warn('listen.behind', {
+          lagMs: event.lagMs,
+          stage: event.stage,
+          fix: 'this machine is too slow for what hark is asked to do: see "hark doctor" and the small-board settings in docs/raspberry-pi.md',
+        });
+        return;
+      case 'caught-up':
+        logger.info('listen.caught-up', { behindMs: event.behindMs, worstLagMs: event.worstLagMs });
+        return;
+      case 'wake-pace':
+        logger.info('listen.pace', { wakeWord: event.pace, backlogMs: event.backlogMs });
+        return;
+      case 'dropped':
+        logger.error('listen.dropped', {
+          droppedMs: event.droppedMs,
+          stage: 'wake word',
+          reason: 'the wake-word detector fell more than 30 s behind the microphone',
+        });
         return;
       case 'tentative':
       case 'silence':

@@ -1,14 +1,16 @@
 import { concat, ignoreElements, lastValueFrom, tap } from 'rxjs';
+import { PLAYBACK_FIX } from '../audio/playback-error.js';
 import type { LoadedConfig } from '../config/load.js';
 import { shownConfig } from '../config/secret-values.js';
 import type { Service } from '../service/index.js';
 import type { LogTail } from '../system/log-tail.js';
 import type { Logger } from '../system/logger.js';
 import { ControlRefused, type PageControls } from '../web/server.js';
-import type { PageEvent } from '../web/wire.js';
+import { INPUT_ENDED, type PageEvent } from '../web/wire.js';
 import { VOICE_SAMPLE } from './configured-voice.js';
 import { runDoctor, type CheckResult } from './doctor.js';
 import { fail, ok } from './doctor-result.js';
+import { failureFix } from './log-events.js';
 import type { VoiceLoop } from './voice-loop.js';
 
 /** Without audio for this long, the microphone is reported as silent in the doctor's table. */
@@ -23,12 +25,15 @@ export interface ControlsSetup {
   logTail?: LogTail | undefined;
   /** Which voice hark speaks with, in words. */
   voice: string;
+  /** The stand-in started for --sim, which is then the service hark talks to. */
+  sim?: { url: string } | undefined;
 }
 
 /**
  * The status page's buttons, acting on the running voice loop (none until it has started): the
  * voice test plays through the loop's own player (the echo canceller hears it too) with the
- * microphone muted meanwhile, so hark does not answer its own test.
+ * microphone muted meanwhile, so hark does not answer its own test. How a voice test went,
+ * played or failed, is an entry of the conversation.
  */
 export function pageControls(
   setup: ControlsSetup,
@@ -47,11 +52,14 @@ export function pageControls(
     async voiceTest(asked) {
       const started = running();
       if (testing) throw new ControlRefused('a voice test is already playing');
-      if (page.state() !== 'listening') {
-        throw new ControlRefused(`hark is ${page.state()}: try the voice test when it is listening`);
+      const state = page.state();
+      // After a file run's input, the player stays open for it.
+      if (state !== 'listening' && state !== INPUT_ENDED) {
+        throw new ControlRefused(`hark is ${state}: try the voice test when it is listening`);
       }
       const text = asked ?? VOICE_SAMPLE;
       const { player } = started;
+      const tried = { text, voice: setup.voice, player: String(started.about.output) };
       const failedBefore = player.timesFailed;
       const before = player.writtenSamples();
       testing = true;
@@ -60,15 +68,20 @@ export function pageControls(
       try {
         const spoken = started.synthesizer.synthesize(text).pipe(tap((pcm) => player.write(pcm)));
         await lastValueFrom(concat(spoken, player.queuedBelow(0)).pipe(ignoreElements()), { defaultValue: undefined });
+        if (player.timesFailed !== failedBefore) {
+          throw Object.assign(new Error(`playback failed: ${player.lastFailure ?? 'unknown'}`), { fix: PLAYBACK_FIX });
+        }
+      } catch (error) {
+        const { message, fix = failureFix(error as Error) } = error as Error & { fix?: string };
+        logger.warn('web.voice_test_failed', { error: message, ...(fix ? { fix } : {}) });
+        page.push({ type: 'voice-test', ...tried, failed: message, ...(fix ? { fix } : {}) });
+        throw error;
       } finally {
         testing = false;
         started.mute(muted);
       }
-      if (player.timesFailed !== failedBefore) {
-        throw new Error(`playback failed: ${player.lastFailure ?? 'unknown'}`);
-      }
       const playedMs = Math.round(((player.writtenSamples() - before) / player.sampleRateHz) * 1000);
-      const result = { text, voice: setup.voice, playedMs, player: String(started.about.output) };
+      const result = { ...tried, playedMs };
       page.push({ type: 'voice-test', ...result });
       return result;
     },
@@ -83,13 +96,16 @@ export function pageControls(
       logger.info('web.stop', { state: page.state() });
     },
     config() {
+      // The service hark talks to: under --sim, the stand-in it started, not service.baseUrl.
+      const { sim } = setup;
+      const shown = shownConfig(loaded.config);
       return {
-        read: loaded.sources,
+        read: sim ? [...loaded.sources, '--sim (the built-in stand-in is the service)'] : loaded.sources,
         secrets: {
-          apiKey: loaded.apiKey ? 'set (not shown)' : 'not set',
+          apiKey: sim ? "the stand-in's own" : loaded.apiKey ? 'set (not shown)' : 'not set',
           webToken: loaded.webToken ? 'set (not shown)' : 'not set',
         },
-        config: shownConfig(loaded.config),
+        config: sim ? { ...shown, service: { ...shown.service, baseUrl: sim.url } } : shown,
       };
     },
     async doctor() {
@@ -121,9 +137,10 @@ function captureNow(loop: VoiceLoop): CheckResult {
     : ok('capture device', `hark is listening to ${input} (audio ${agoMs} ms ago)`);
 }
 
-function playerNow(loop: VoiceLoop): CheckResult {
+/** The doctor's row for the player of the running loop: how its playing goes. */
+export function playerNow(loop: VoiceLoop): CheckResult {
   const output = String(loop.about.output);
   return loop.player.lastFailure
-    ? fail('player', `${output}: ${loop.player.lastFailure}`, 'see the log (player.failed); `hark devices` lists sinks')
+    ? fail('player', `${output}: ${loop.player.lastFailure}`, PLAYBACK_FIX)
     : ok('player', `hark plays through ${output}${loop.player.writtenSamples() ? '' : ' (nothing played yet)'}`);
 }

@@ -1,7 +1,7 @@
 import { turnLatencies, type Turn } from '../dialog/turn.js';
 import type { AssistantEvent } from '../pipeline/events.js';
 import type { PageEvent, TurnSummary } from '../web/wire.js';
-import { failedStage } from './log-events.js';
+import { turnFailure } from './log-events.js';
 
 /** One turn as the page shows it, with the same latencies and failure stage as the turn's log line. */
 export function turnSummary(turn: Turn, id: number, endedAt: Date): TurnSummary {
@@ -15,7 +15,7 @@ export function turnSummary(turn: Turn, id: number, endedAt: Date): TurnSummary 
     heard: turn.heard,
     unheard: unheard.trimStart(),
     interrupted: turn.interrupted,
-    ...(turn.failed ? { failed: { stage: failedStage(turn.failed), error: turn.failed.message } } : {}),
+    ...(turn.failed ? { failed: { ...turnFailure(turn.failed), error: turn.failed.message } } : {}),
     usage: turn.usage ? { inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens } : null,
     latencyMs: turnLatencies(turn),
     audioMs: turn.audioMs,

@@ -139,9 +139,14 @@ export async function startVoiceLoop(
   const stops = new Subject<void>();
   const muted = new BehaviorSubject(false);
   let lastAudioAt: number | undefined;
+  let heard: () => void = () => undefined;
+  const firstAudio = new Promise<void>((resolve) => (heard = resolve));
   const ports = servicePorts(service, config, options.reference, tools && { box: tools.registry, logger });
   const events = createSource(config, options, logger).pipe(
-    tap(() => (lastAudioAt = performance.now())),
+    tap(() => {
+      if (lastAudioAt === undefined) heard();
+      lastAudioAt = performance.now();
+    }),
     map((chunk) => (muted.value ? Buffer.alloc(chunk.length) : chunk)),
     assistant({
       config: { ...config, bargeIn: echo.bargeIn, listen },
@@ -199,8 +204,12 @@ export async function startVoiceLoop(
     tools: toolNames.join(', ') || 'none',
     bargeIn: config.bargeIn.enabled && !options.fast,
   };
-  // From the process's start (performance's time origin) to here: what start-up costs.
-  logger.info('hark.listening', { ...about, tools: toolNames, startupMs: Math.round(performance.now()) });
+  // From the process's start (performance's time origin) to here: what start-up costs. A file
+  // is open now; a microphone is once it has delivered audio (until then, mic.failed says why not).
+  const listening = (): void =>
+    logger.info('hark.listening', { ...about, tools: toolNames, startupMs: Math.round(performance.now()) });
+  if (options.input) listening();
+  else void firstAudio.then(listening);
   const modelsLoaded = Promise.all([
     vad instanceof LateVad ? vad.loaded : undefined,
     wake.engine === 'openwakeword' ? wake.detector.loaded : undefined,

@@ -41,6 +41,7 @@ function silentPlayer(sampleRateHz: number): Player {
     pause: () => undefined,
     resume: () => undefined,
     close: () => Promise.resolve(),
+    failures: NEVER,
   };
 }
 

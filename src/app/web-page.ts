@@ -1,13 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Subscription, type Observable } from 'rxjs';
 import { ConfigError } from '../config/errors.js';
 import type { HarkConfig } from '../config/schema.js';
-import { PACKAGE_ROOT } from '../system/package-paths.js';
+import { packageVersion } from '../system/package-paths.js';
+import { portHolder } from '../system/port-holder.js';
 import { exposureProblem } from '../web/access.js';
 import { LiveFeed } from '../web/live.js';
 import { PageState } from '../web/page-state.js';
 import { startPageServer } from '../web/server.js';
+import { INPUT_ENDED } from '../web/wire.js';
 import { pageControls, type ControlsSetup } from './page-controls.js';
 import { pageEvents } from './page-events.js';
 import type { VoiceLoop } from './voice-loop.js';
@@ -18,16 +18,23 @@ export interface WebPage {
   urls: string[];
   /** Shows the running loop: its events, its mute, and its controls. */
   attach(loop: VoiceLoop): void;
+  /** A file run's input has ended: the page says so, instead of that hark listens. */
+  inputEnded(): void;
   close(): Promise<void>;
 }
 
 /**
  * The status page: refuses to start (a ConfigError: exit 2) on an address other machines reach
- * without a token; when it cannot listen (the port is taken), says so in the log and returns
- * undefined, and hark runs on without it. It reads the voice loop's event stream, the one the
- * log is written from.
+ * without a token. When it cannot listen (the port is taken): asked for (`required`: --web), it
+ * fails, saying why; served because web.enabled, it says so in the log and returns undefined,
+ * and hark runs on without it. It reads the voice loop's event stream, the one the log is
+ * written from.
  */
-export async function openWebPage(config: HarkConfig, setup: ControlsSetup): Promise<WebPage | undefined> {
+export async function openWebPage(
+  config: HarkConfig,
+  setup: ControlsSetup,
+  required = false,
+): Promise<WebPage | undefined> {
   const { loaded, logger } = setup;
   const problem = webPageProblem(config, loaded.webToken);
   if (problem) throw new ConfigError([problem]);
@@ -44,10 +51,13 @@ export async function openWebPage(config: HarkConfig, setup: ControlsSetup): Pro
   try {
     server = await startPageServer({ listen: config.web.listen, token: loaded.webToken, feed, controls, logger });
   } catch (error) {
+    const why = whyNotListening(error as NodeJS.ErrnoException, config.web.listen);
+    const fix = 'set web.listen to a free address (HARK_WEB_LISTEN=127.0.0.1:8791)';
+    if (required) throw new Error(`--web: the status page cannot listen: ${why}; ${fix}`);
     logger.error('web.unavailable', {
       listen: config.web.listen,
-      error: whyNotListening(error as NodeJS.ErrnoException, config.web.listen),
-      fix: 'set web.listen to a free address (HARK_WEB_LISTEN=127.0.0.1:8791), or web.enabled: false',
+      error: why,
+      fix: `${fix}, or web.enabled: false`,
       voiceLoop: 'runs on without the page',
     });
     return undefined;
@@ -83,6 +93,9 @@ export async function openWebPage(config: HarkConfig, setup: ControlsSetup): Pro
       );
       subscriptions.add(started.muted.subscribe((muted) => feed.push({ type: 'muted', muted })));
     },
+    inputEnded() {
+      feed.push({ type: 'state', state: INPUT_ENDED });
+    },
     async close() {
       subscriptions.unsubscribe();
       await server.close();
@@ -92,16 +105,13 @@ export async function openWebPage(config: HarkConfig, setup: ControlsSetup): Pro
 
 function whyNotListening(error: NodeJS.ErrnoException, listen: string): string {
   const port = listen.slice(listen.lastIndexOf(':') + 1);
-  if (error.code === 'EADDRINUSE') return `port ${port} is taken by another program (${listen})`;
+  if (error.code === 'EADDRINUSE') {
+    return `port ${port} is taken by ${portHolder(Number(port)) ?? 'another program'} (${listen})`;
+  }
   if (error.code === 'EADDRNOTAVAIL') return `${listen} is not an address of this machine`;
   if (error.code === 'EACCES') return `${listen}: ports below 1024 need privileges hark does not have`;
   if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `${listen}: no such host name`;
   return error.message;
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: string };
-  return manifest.version ?? 'unknown';
 }
 
 /** Why the status page, as configured, would refuse to start (`run` stops with exit 2 then), if it would. */

@@ -3,7 +3,9 @@ import { realClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../system/logger.js';
 import { spawnChild } from '../system/spawn.js';
 import { endAndWait, lastWords } from './child-process.js';
+import { PLAYBACK_FIX } from './playback-error.js';
 import { ClockedPlayer } from './player.js';
+import { QUICK_DEATH_MS, Restarts } from './restarts.js';
 
 /** Splits a command line into words (single and double quotes group), filling in `{rate}`. */
 export function commandWords(template: string, sampleRateHz: number): string[] {
@@ -17,21 +19,27 @@ const DRAIN_GRACE_MS = 500;
 /**
  * Plays through a command that reads raw PCM on stdin (aplay, pacat, pw-play). Stopping
  * kills the process, which silences it at once; the next write starts a new one, and a pause
- * starts it at once, ready for the resume.
+ * starts it at once, ready for the resume. A command that fails is started again on a later
+ * write, after a wait that grows while it keeps failing (see Restarts); what is written
+ * meanwhile is reported as failed, not played.
  */
 export class CommandPlayer extends ClockedPlayer {
   private child: ChildProcess | undefined;
   private readonly words: string[];
+  private readonly restarts: Restarts;
 
   constructor(
     template: string,
     sampleRateHz: number,
     private readonly logger: Logger,
     time: Clock = realClock,
+    /** Starts the command (tests stand in for it). */
+    private readonly spawn: typeof spawnChild = spawnChild,
   ) {
     super(sampleRateHz, time);
     this.words = commandWords(template, sampleRateHz);
     if (this.words.length === 0) throw new Error('audio.playerCommand is empty');
+    this.restarts = new Restarts(time);
   }
 
   /** The program that plays (pw-play, pacat, aplay, ...), for choosing the mixer that matches it. */
@@ -45,7 +53,11 @@ export class CommandPlayer extends ClockedPlayer {
 
   protected output(pcm: Buffer): void {
     const child = this.child ?? this.start();
-    child.stdin?.write(pcm);
+    child?.stdin?.write(pcm);
+  }
+
+  protected override notPlaying(): string | undefined {
+    return this.child === undefined && this.restarts.waitMs() > 0 ? this.lastFailure : undefined;
   }
 
   protected discard(): void {
@@ -69,23 +81,33 @@ export class CommandPlayer extends ClockedPlayer {
     if (child) await endAndWait(child, this.queuedMs() + DRAIN_GRACE_MS, this.time.scheduler);
   }
 
-  private start(): ChildProcess {
+  /** A new process, unless one failed too lately to start another yet. */
+  private start(): ChildProcess | undefined {
+    if (this.restarts.waitMs() > 0) return undefined;
     const [command, ...args] = this.words as [string, ...string[]];
-    const child = spawnChild(command, args, { stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = this.spawn(command, args, { stdio: ['pipe', 'ignore', 'pipe'] });
+    const startedAt = this.time.now();
+    // What it is given from here on is lost if it fails at once; one that ran a while played until it failed.
+    const from = this.clock.playedSamples();
     let stderr = '';
+    let failed = false;
+    const fail = (why: string, fields: Record<string, unknown>): void => {
+      if (this.child === child) this.child = undefined;
+      if (failed) return;
+      failed = true;
+      const atOnce = this.time.now() - startedAt < QUICK_DEATH_MS;
+      const retryInMs = this.restarts.failed(startedAt);
+      this.failed(why, atOnce ? from : this.clock.playedSamples());
+      this.logger.error('player.failed', { command, ...fields, error: why, retryInMs, fix: PLAYBACK_FIX });
+    };
     child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-500)));
     child.stdin?.on('error', () => undefined);
-    child.on('error', (error) => {
-      this.failed(`${command}: ${error.message}`);
-      this.logger.error('player.failed', { command, error: error.message });
-    });
+    child.on('error', (error) => fail(`${command}: ${error.message}`, {}));
     child.on('close', (code, signal) => {
       if (this.child === child) this.child = undefined;
-      if (code !== 0 && signal !== 'SIGKILL') {
-        const why = lastWords(stderr);
-        this.failed(`${command} exited with ${code ?? signal}${why ? `: ${why}` : ''}`);
-        this.logger.error('player.exited', { command, code, signal, stderr: why });
-      }
+      if (code === 0 || signal === 'SIGKILL') return;
+      const why = lastWords(stderr);
+      fail(`${command} exited with ${code ?? signal}${why ? `: ${why}` : ''}`, { code, signal });
     });
     this.child = child;
     return child;

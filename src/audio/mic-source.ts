@@ -52,6 +52,10 @@ export function recorderDefinition(recorder: MicOptions['recorder']): string {
   return join(PACKAGE_ROOT, 'dist', 'audio', 'recorders', `${recorder}.cjs`);
 }
 
+/** What to do about a microphone that fails: every message about one ends with it. */
+export const MIC_FIX =
+  'list the microphones with `hark devices` and set audio.captureDevice (HARK_AUDIO_CAPTURE_DEVICE); a device busy elsewhere must be freed first';
+
 /** The first wait before reopening a failed microphone; each further failure doubles it. */
 const FIRST_RETRY_MS = 250;
 /** How long a recorder that closed its output may take to exit before hark stops waiting for its last words. */
@@ -141,6 +145,7 @@ export function micSource(options: MicOptions): Observable<Buffer> {
           ...(recorderSaid ? { recorderSaid } : {}),
           attempt,
           reopenInMs: delayMs,
+          fix: MIC_FIX,
         });
         return timer(delayMs, time.scheduler);
       },

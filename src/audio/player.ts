@@ -1,7 +1,8 @@
-import { defer, of, switchMap, timer, type Observable } from 'rxjs';
+import { Subject, defer, of, switchMap, timer, type Observable } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
 import { samplesOf } from './pcm.js';
 import { PlaybackClock } from './playback-clock.js';
+import { PlaybackError } from './playback-error.js';
 
 /** Told what will sound and when (e.g. the echo canceller's reference): a player's own account of its output. */
 export interface PlaybackListener {
@@ -28,6 +29,9 @@ export abstract class ClockedPlayer {
   private failure: string | undefined;
   /** How many times playback has failed: a new failure in the same words counts too. */
   timesFailed = 0;
+  private readonly failures$ = new Subject<PlaybackError>();
+  /** Each failure as it happens, saying which audio it cost: nothing written there sounded. */
+  readonly failures: Observable<PlaybackError> = this.failures$.asObservable();
   /** hark's own output level, 0..1, applied to what is written from now on (the volume when no mixer can be used). */
   gain = 1;
   /** How long the device goes on sounding after a stop or a pause: what it had handed on already, ms. */
@@ -57,13 +61,19 @@ export abstract class ClockedPlayer {
   }
 
   write(written: Buffer): number {
-    if (written.length === 0) return this.clock.writtenSamples();
+    const start = this.clock.writtenSamples();
+    if (written.length === 0) return start;
     const pcm = this.gain === 1 ? written : scaled(written, this.gain);
     this.forgetPlayed();
-    this.unplayed.push({ start: this.clock.writtenSamples(), pcm });
+    this.unplayed.push({ start, pcm });
     if (!this.clock.isHeld) {
-      this.tell(pcm, this.time.now() + this.clock.queuedMs());
-      this.output(pcm);
+      const down = this.notPlaying();
+      if (down !== undefined) {
+        this.failed(down, start, start + pcm.length / 2);
+      } else {
+        this.tell(pcm, this.time.now() + this.clock.queuedMs());
+        this.output(pcm);
+      }
     }
     return this.clock.write(pcm.length / 2);
   }
@@ -129,10 +139,22 @@ export abstract class ClockedPlayer {
   /** Hands PCM to the device, process or file. */
   protected abstract output(pcm: Buffer): void;
 
-  /** Playback failed, for this reason. */
-  protected failed(why: string): void {
+  /**
+   * Playback failed, for this reason, and what was written from `fromSample` to `toSample` will
+   * not sound (by default: all that was not played yet).
+   */
+  protected failed(why: string, fromSample = this.clock.playedSamples(), toSample = this.clock.writtenSamples()): void {
     this.failure = why;
     this.timesFailed++;
+    this.failures$.next(new PlaybackError(why, fromSample, toSample));
+  }
+
+  /**
+   * Why what is written now would not sound (a player waiting to start again after failing),
+   * if it would not: it is then not handed on, and reported as failed.
+   */
+  protected notPlaying(): string | undefined {
+    return undefined;
   }
   /** Throws away whatever the device, process or file has not played yet. */
   protected abstract discard(): void;
@@ -173,6 +195,11 @@ export abstract class ClockedPlayer {
     const rest = this.unplayed.map(({ start, pcm }) => pcm.subarray(Math.max(0, from - start) * 2));
     this.clock.release();
     const unplayed = Buffer.concat(rest);
+    const down = this.notPlaying();
+    if (down !== undefined) {
+      if (unplayed.length >= 2) this.failed(down, from, from + unplayed.length / 2);
+      return;
+    }
     this.tell(unplayed, this.time.now());
     this.release(unplayed);
   }

@@ -6,12 +6,10 @@ import { realClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../system/logger.js';
 import { forkChild } from '../system/spawn.js';
 import { endAndWait, lastWords } from './child-process.js';
+import { PLAYBACK_FIX } from './playback-error.js';
 import { ClockedPlayer } from './player.js';
+import { QUICK_DEATH_MS, Restarts } from './restarts.js';
 
-/** A host that dies within this long of starting counts as failing again; restarts back off from 0.5 s to 30 s. */
-const QUICK_DEATH_MS = 2000;
-const FIRST_BACKOFF_MS = 500;
-const MAX_BACKOFF_MS = 30_000;
 /** The speaker host drains ALSA's fixed 0.5 s buffer before it exits. */
 const DRAIN_GRACE_MS = 800;
 /**
@@ -60,8 +58,7 @@ export function speakerDeath(code: number | null, signal: NodeJS.Signals | null,
 export class SpeakerPlayer extends ClockedPlayer {
   private host: ChildProcess | undefined;
   private epoch = 0;
-  private failures = 0;
-  private retryAfterMs = 0;
+  private readonly restarts: Restarts;
   /** Set when the module cannot load: no new host is started, and the reason was logged once. */
   private unavailable = false;
   /** Settles once the latest host is ready to play, or never will be. */
@@ -77,6 +74,7 @@ export class SpeakerPlayer extends ClockedPlayer {
   ) {
     super(sampleRateHz, time);
     this.stopTailMs = STOP_TAIL_MS;
+    this.restarts = new Restarts(time);
     this.start();
   }
 
@@ -87,6 +85,10 @@ export class SpeakerPlayer extends ClockedPlayer {
   override write(pcm: Buffer): number {
     if (!this.host) this.start();
     return super.write(pcm);
+  }
+
+  protected override notPlaying(): string | undefined {
+    return this.host === undefined && (this.unavailable || this.restarts.waitMs() > 0) ? this.lastFailure : undefined;
   }
 
   protected output(pcm: Buffer): void {
@@ -113,10 +115,12 @@ export class SpeakerPlayer extends ClockedPlayer {
   }
 
   private start(): void {
-    if (this.unavailable || this.time.now() < this.retryAfterMs) return;
+    if (this.unavailable || this.restarts.waitMs() > 0) return;
     const args = [String(this.sampleRateHz), this.device ?? '', ...(this.module ? [this.module] : [])];
     const host = forkChild(SPEAKER_HOST, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'], execArgv: [] });
     const startedAt = this.time.now();
+    // What it is given from here on is lost if it dies at once; one that ran a while played until it died.
+    const from = this.clock.playedSamples();
     this.opening();
     let settle = (): void => undefined;
     this.ready = new Promise((resolve) => (settle = resolve));
@@ -138,7 +142,7 @@ export class SpeakerPlayer extends ClockedPlayer {
     host.stdin?.on('error', () => undefined);
     host.on('message', (message: { type: string; message?: string }) => {
       if (message.type === 'ready') {
-        this.failures = 0;
+        this.restarts.working();
         playOn();
       }
       if (message.type === 'error') this.logger.warn('player.device_error', { error: message.message });
@@ -149,7 +153,7 @@ export class SpeakerPlayer extends ClockedPlayer {
       if (code === 0 || signal === 'SIGKILL') return;
       if (code === SPEAKER_UNAVAILABLE) {
         this.unavailable = true;
-        this.failed(lastWords(stderr) || 'the speaker module is not installed');
+        this.failed(lastWords(stderr) || 'the speaker module is not installed', from);
         this.logger.error('player.unavailable', {
           player: 'speaker',
           error: this.lastFailure,
@@ -157,11 +161,16 @@ export class SpeakerPlayer extends ClockedPlayer {
         });
         return;
       }
-      this.failures = this.time.now() - startedAt < QUICK_DEATH_MS ? this.failures + 1 : 1;
-      const backoffMs = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.failures - 1));
-      this.retryAfterMs = this.time.now() + backoffMs;
-      this.failed(speakerDeath(code, signal, stderr));
-      this.logger.error('player.host_exited', { code, signal, error: this.lastFailure, retryInMs: backoffMs });
+      const atOnce = this.time.now() - startedAt < QUICK_DEATH_MS;
+      const retryInMs = this.restarts.failed(startedAt);
+      this.failed(speakerDeath(code, signal, stderr), atOnce ? from : this.clock.playedSamples());
+      this.logger.error('player.host_exited', {
+        code,
+        signal,
+        error: this.lastFailure,
+        retryInMs,
+        fix: PLAYBACK_FIX,
+      });
     });
     this.host = host;
   }

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { fileToDataUrl, mimeTypeOf } from '../audio/data-url.js';
+import { attachmentDataUrl } from '../audio/data-url.js';
+import { EDITIONS, isKnownModel, modelsTaking, type Edition, type MediaKind } from '../contract/models.js';
 import { buildChatRequest, buildMessagesRequest, type Attachment } from '../dialog/reply-request.js';
 import { type Message } from '../dialog/conversation.js';
 import { streamReply } from '../app/stream-reply.js';
@@ -25,6 +26,30 @@ interface ChatOptions {
 const collectList = (value: string, previous: string[]): string[] => [...previous, value];
 
 const ATTACHED: Record<Attachment['kind'], string> = { image: 'an image', video: 'a video', audio: 'an audio file' };
+const KINDS: Record<MediaKind, string> = { image: 'images', video: 'videos', audio: 'audio' };
+
+/**
+ * Why `model` cannot be sent `kind` on this endpoint, saying which model can (in this edition,
+ * else in another), if it cannot. A model hark does not know may take anything: the service decides.
+ */
+export function mediaRefusal(
+  edition: Edition,
+  endpoint: 'chat' | 'messages',
+  model: string,
+  kind: MediaKind,
+): string | undefined {
+  const takers = modelsTaking(edition, endpoint, kind);
+  if (!isKnownModel(edition, endpoint, model) || takers.includes(model)) return undefined;
+  const refused = `${model} takes no ${KINDS[kind]}`;
+  if (takers.length) return `${refused}: ask one that does with ${takers.map((m) => `--model ${m}`).join(' or ')}`;
+  const elsewhere = EDITIONS.flatMap((other) =>
+    other === edition
+      ? []
+      : modelsTaking(other, endpoint, kind).map((m) => `--model ${m} with HARK_SERVICE_EDITION=${other}`),
+  );
+  const where = endpoint === 'chat' ? 'chat-completions' : 'messages';
+  return `${refused}, nor does any model of edition ${edition} on the ${where} endpoint${elsewhere.length ? `: ${elsewhere.join(' or ')}` : ''}`;
+}
 
 export function registerChat(program: Command, globals: () => GlobalOptions): void {
   program
@@ -71,18 +96,26 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
             '--video and --audio go to the chat-completions endpoint (--api chat); messages takes images',
           );
         }
-        const attach = (kind: Attachment['kind'], files: string[]) =>
-          Promise.all(
+        // Each file first (there, readable, the kind of media it is given as), then the model.
+        const attach = async (kind: Attachment['kind'], files: string[]) => {
+          const attached = await Promise.all(
             files.map(async (file): Promise<Attachment> => {
               await readableFile(file, `${ATTACHED[kind]} to attach`);
               try {
-                mimeTypeOf(file);
+                return { kind, dataUrl: await attachmentDataUrl(file, kind) };
               } catch (error) {
+                // Not that kind of file: a mistake in how hark was called; a file that cannot be read is not.
+                if ((error as NodeJS.ErrnoException).code) throw error;
                 throw new UsageError((error as Error).message);
               }
-              return { kind, dataUrl: await fileToDataUrl(file) };
             }),
           );
+          const refused = files.length
+            ? mediaRefusal(config.service.edition, settings.service.api, chat.model, kind)
+            : undefined;
+          if (refused) throw new UsageError(refused);
+          return attached;
+        };
         const attachments = [
           ...(await attach('image', options.image)),
           ...(await attach('video', options.video)),

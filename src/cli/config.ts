@@ -20,10 +20,17 @@ export function registerConfig(program: Command, globals: () => GlobalOptions): 
       const pageProblem = loaded.config.web.enabled ? webPageProblem(loaded.config, loaded.webToken) : undefined;
       const problems = [...(pageProblem ? [pageProblem] : []), ...unsetPlaceholders(loaded.config)];
       if (problems.length) throw new ConfigError(problems);
-      await configuredReference(loaded.config, commandLogger(globals(), loaded.config, 'stderr'));
+      const clip = await configuredReference(loaded.config, commandLogger(globals(), loaded.config, 'stderr'));
       process.stdout.write(
         `configuration OK\n  read: ${loaded.sources.join(' <- ')}\n  API key: ${loaded.apiKey ? 'set' : 'NOT SET (HARK_API_KEY or a credential named hark-api-key)'}\n`,
       );
+      // Prepared once, where this user's hark reads it from; the service keeps its own (CACHE_DIRECTORY).
+      if (clip) {
+        const seconds = (clip.durationMs / 1000).toFixed(1);
+        process.stdout.write(
+          `  voice clip: ${seconds} s, ${clip.fromCache ? 'read from' : 'prepared into'} ${clip.cachedAt}\n`,
+        );
+      }
     });
   config
     .command('show')

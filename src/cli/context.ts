@@ -77,12 +77,20 @@ export async function connectService(loaded: LoadedConfig, useSim: boolean, logg
   };
 }
 
-/** Config, logger and service for one command; `--sim` talks to a stand-in started in this process. */
+/** What a command checks of how it was called once the configuration is known, before any work (the stand-in starting). */
+export type UsageCheck = (config: HarkConfig) => Promise<void> | void;
+
+/**
+ * Config, logger and service for one command; `--sim` talks to a stand-in started in this
+ * process. `check` runs first: a mistake in how the command was called is said before anything starts.
+ */
 export async function openContext(
   options: GlobalOptions,
   logTo: 'stdout' | 'stderr' = 'stderr',
+  check?: UsageCheck,
 ): Promise<CommandContext> {
   const loaded = loadConfig({ configPath: options.config });
+  await check?.(loaded.config);
   const logTail = new LogTail();
   const logger = commandLogger(options, loaded.config, logTo, logTail);
   if (!options.sim && !loaded.apiKey) {
@@ -94,12 +102,22 @@ export async function openContext(
   return { config: loaded.config, loaded, logger, logTail, ...connection };
 }
 
-export async function withContext<T>(
+export function withContext<T>(
   options: GlobalOptions,
   logTo: 'stdout' | 'stderr',
   body: (ctx: CommandContext) => Promise<T>,
 ): Promise<T> {
-  const ctx = await openContext(options, logTo);
+  return withCheckedContext(options, logTo, undefined, body);
+}
+
+/** `withContext`, with what the command was given checked (`check`) before any work starts. */
+export async function withCheckedContext<T>(
+  options: GlobalOptions,
+  logTo: 'stdout' | 'stderr',
+  check: UsageCheck | undefined,
+  body: (ctx: CommandContext) => Promise<T>,
+): Promise<T> {
+  const ctx = await openContext(options, logTo, check);
   try {
     return await body(ctx);
   } finally {

@@ -2,13 +2,14 @@ import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { readWavInfo } from '../audio/wav-header.js';
+import type { HarkConfig } from '../config/schema.js';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { turnLatencies, type Turn } from '../dialog/turn.js';
 import type { AssistantEvent } from '../pipeline/events.js';
 import { startVoiceLoop } from '../app/voice-loop.js';
 import { describeVoice } from '../app/configured-voice.js';
 import { openWebPage } from '../app/web-page.js';
-import { withContext, type GlobalOptions } from './context.js';
+import { withCheckedContext, type GlobalOptions } from './context.js';
 import { checkOutputFile, checkWavName, keptBy } from './files.js';
 import { keepRunningWithoutOutput } from './closed-output.js';
 import { interruptible } from './interrupt.js';
@@ -116,11 +117,14 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
       keepRunningWithoutOutput();
       const output = resolve(options.output);
       const progress = new DemoProgress(output);
-      progress.say('starting the stand-in service ...');
-      await withContext({ ...globals(), sim: true }, 'stderr', async (context) => {
-        const { config, service, logger, sim } = context;
+      // What it was given is checked before anything starts; then the stand-in starts.
+      const check = async (config: HarkConfig): Promise<void> => {
         await checkOutputFile(options.output, keptBy(config, DEMO_INPUT));
         checkWavName(options.output);
+        progress.say('starting the stand-in service ...');
+      };
+      await withCheckedContext({ ...globals(), sim: true }, 'stderr', check, async (context) => {
+        const { config, service, logger, sim } = context;
         // The stand-in cannot understand speech: it is told what the bundled recording says.
         sim?.script.transcript(readFileSync(DEMO_TRANSCRIPT, 'utf8').trim());
         const page = options.web ? await openWebPage(config, { ...context, voice: describeVoice(config) }) : undefined;
@@ -156,6 +160,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
               await loop.done;
               const cut = stopped.aborted;
               if (page && !cut) {
+                page.inputEnded();
                 progress.say(
                   `the status page stays up at ${page.urls[0] ?? ''} (try its voice test); Ctrl-C ends the demo`,
                 );

@@ -1,8 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/errors.js';
+import { failureFix } from '../app/log-events.js';
 import { ServiceError } from '../service/errors.js';
 import { RequestValidationError } from '../contract/validation-error.js';
 import { isAbortError } from '../system/abort.js';
+import { packageVersion } from '../system/package-paths.js';
 import { redact } from '../system/secrets.js';
 import { ReferenceClipError } from '../voice/reference.js';
 import { registerChat } from './chat.js';
@@ -23,7 +25,7 @@ import { registerWake } from './wake.js';
 
 const program = new Command('hark')
   .description('hark: a hands-free voice assistant daemon for the Model Inference Service')
-  .version('0.1.0')
+  .version(packageVersion())
   .option(
     '-c, --config <file>',
     'config file (default: $HARK_CONFIG, else $XDG_CONFIG_HOME/hark/config.yaml, else /etc/hark/config.yaml)',
@@ -87,7 +89,8 @@ try {
     process.exitCode = 130;
   } else {
     const message = error instanceof ServiceError || error instanceof Error ? error.message : String(error);
-    process.stderr.write(`hark: ${redact(message)}\n`);
+    const fix = error instanceof Error ? failureFix(error) : undefined;
+    process.stderr.write(`hark: ${redact(message)}${fix ? `; ${fix}` : ''}\n`);
     process.exitCode = exitCodeFor(error);
   }
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runDaemon } from '../app/daemon.js';
-import { UsageError, withContext, type GlobalOptions } from './context.js';
+import type { HarkConfig } from '../config/schema.js';
+import { UsageError, withCheckedContext, type GlobalOptions } from './context.js';
 import { keepRunningWithoutOutput } from './closed-output.js';
 import { checkAudioInput, checkOutputFile, checkWavName, keptBy } from './files.js';
 
@@ -26,11 +27,12 @@ export function registerRun(program: Command, globals: () => GlobalOptions): voi
       keepRunningWithoutOutput();
       if (options.fast && !options.input) throw new UsageError('--fast reads an input file: give it with --input');
       if (options.input) await checkAudioInput(options.input);
-      await withContext(globals(), 'stdout', async (context) => {
-        if (options.output) {
-          await checkOutputFile(options.output, keptBy(context.config, options.input));
-          checkWavName(options.output);
-        }
+      const check = async (config: HarkConfig) => {
+        if (!options.output) return;
+        await checkOutputFile(options.output, keptBy(config, options.input));
+        checkWavName(options.output);
+      };
+      await withCheckedContext(globals(), 'stdout', check, async (context) => {
         await runDaemon(context, options);
       });
     });

@@ -6,7 +6,7 @@ import type { HarkConfig } from '../config/schema.js';
 import { LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
 import { configuredReference, speechRequest } from '../app/configured-voice.js';
 import { writeWhole } from '../system/whole-file.js';
-import { UsageError, parseNumber, withContext, type GlobalOptions } from './context.js';
+import { UsageError, parseNumber, withCheckedContext, type GlobalOptions } from './context.js';
 import { checkOutputFile, keptBy } from './files.js';
 import { interruptible } from './interrupt.js';
 
@@ -41,9 +41,9 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
       }
       if (!words.join('').trim()) throw new UsageError('nothing to say: the text is empty');
       // Ctrl-C stops the synthesis, and the file it was writing is removed (writeWhole).
+      const check = (config: HarkConfig) => checkOutputFile(options.output, keptBy(config));
       await interruptible((signal) =>
-        withContext(globals(), 'stderr', async ({ config, service, logger }) => {
-          await checkOutputFile(options.output, keptBy(config));
+        withCheckedContext(globals(), 'stderr', check, async ({ config, service, logger }) => {
           const speech = {
             ...config.speech,
             ...(options.voice ? { voice: options.voice } : {}),

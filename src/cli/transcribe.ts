@@ -6,6 +6,7 @@ import { decodeStream } from '../audio/decode-stream.js';
 import { UsageError, type CommandContext, withContext, type GlobalOptions } from './context.js';
 import { audioDurationMs } from '../contract/rules/transcription.js';
 import { LIMITS } from '../contract/limits.js';
+import { languageProblem } from '../config/schema-parts.js';
 import { cutAsItArrives } from '../listen/long-audio.js';
 import {
   clockTime,
@@ -128,6 +129,8 @@ export function registerTranscribe(program: Command, globals: () => GlobalOption
       // resident memory to compile that parser; its baseline compiler is plenty for one upload a
       // chunk, and a long transcription has to fit a 1 GB Pi (npm run bench -- transcribe-memory).
       setFlagsFromString('--liftoff-only');
+      const problem = options.language === undefined ? undefined : languageProblem(options.language);
+      if (problem) throw new UsageError(`--language: ${problem}`);
       await withContext(globals(), 'stderr', async (ctx) => {
         // Ctrl-C (or SIGTERM) ends a long transcription with what was transcribed so far printed, not lost.
         const { result, stopped } = await interruptible(async (signal) => {

@@ -2,8 +2,10 @@ import type { Command } from 'commander';
 import { concat, ignoreElements, lastValueFrom, takeUntil, tap } from 'rxjs';
 import { servicePorts } from '../app/service-ports.js';
 import { createPlayer } from '../app/voice-loop.js';
+import { PLAYBACK_FIX } from '../audio/playback-error.js';
 import { VOICE_SAMPLE, configuredReference, describeVoice } from '../app/configured-voice.js';
-import { withContext, type GlobalOptions } from './context.js';
+import { withCheckedContext, type GlobalOptions } from './context.js';
+import type { HarkConfig } from '../config/schema.js';
 import { abortError, whenAborted } from '../system/abort.js';
 import { checkOutputFile, checkWavName, keptBy } from './files.js';
 import { interruptible } from './interrupt.js';
@@ -17,12 +19,13 @@ export function registerVoice(program: Command, globals: () => GlobalOptions): v
     .option('-o, --output <file>', 'write it to a WAV instead of playing it')
     .action(async (words: string[], options: { output?: string }) => {
       // Ctrl-C (or SIGTERM) stops it; a file it was writing is removed, one there before is kept.
+      const check = async (config: HarkConfig) => {
+        if (!options.output) return;
+        await checkOutputFile(options.output, keptBy(config));
+        checkWavName(options.output);
+      };
       await interruptible((stopped) =>
-        withContext(globals(), 'stderr', async ({ config, service, logger }) => {
-          if (options.output) {
-            await checkOutputFile(options.output, keptBy(config));
-            checkWavName(options.output);
-          }
+        withCheckedContext(globals(), 'stderr', check, async ({ config, service, logger }) => {
           const clone = await configuredReference(config, logger);
           // Stopped while it got ready: nothing is said, nothing written.
           if (stopped.aborted) throw abortError();
@@ -41,7 +44,7 @@ export function registerVoice(program: Command, globals: () => GlobalOptions): v
           }
           if (stopped.aborted) throw abortError();
           // A player that failed has been logged; the command must not pretend it was heard.
-          if (player.lastFailure) throw new Error(`playback failed: ${player.lastFailure}`);
+          if (player.lastFailure) throw new Error(`playback failed: ${player.lastFailure}; ${PLAYBACK_FIX}`);
           if (options.output) process.stderr.write(`wrote ${options.output}\n`);
         }),
       );

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { decodeFileToPcm } from '../audio/ffmpeg.js';
 import { Reframer } from '../audio/frames.js';
-import { micSource } from '../audio/mic-source.js';
+import { MIC_FIX, micSource } from '../audio/mic-source.js';
 import { samplesOf } from '../audio/pcm.js';
 import { checkWakeWord } from '../app/wake-check.js';
 import { loadConfig } from '../config/load.js';
@@ -133,21 +133,31 @@ async function listenLive(config: HarkConfig, options: WakeOptions, globals: Glo
   process.stderr.write(
     `listening for ${detector.models.join(', ')} (threshold ${settings.threshold}); Ctrl-C to stop\n`,
   );
+  // Someone is watching: a microphone that fails ends the command with why, never a silent meter.
+  let lost: (error: Error) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (lost = reject));
   const mic = micSource({
     recorder: config.audio.recorder,
     device: config.audio.captureDevice,
     sampleRateHz: WAKE_SAMPLE_RATE_HZ,
     retryMaxMs: config.audio.micRetryMaxMs,
     logger,
-  }).subscribe((chunk) => {
-    for (const frame of reframer.push(chunk, performance.now())) detector.push(frame.samples);
+    reopen: false,
+  }).subscribe({
+    next: (chunk) => {
+      for (const frame of reframer.push(chunk, performance.now())) detector.push(frame.samples);
+    },
+    error: (error: Error) => lost(new Error(`no microphone (${error.message}): ${MIC_FIX}`)),
   });
-  await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
-  mic.unsubscribe();
-  meter.unsubscribe();
-  heard.unsubscribe();
-  await detector.close();
-  if (tty) process.stdout.write('\n');
+  try {
+    await Promise.race([new Promise<void>((resolve) => process.once('SIGINT', () => resolve())), failed]);
+  } finally {
+    mic.unsubscribe();
+    meter.unsubscribe();
+    heard.unsubscribe();
+    await detector.close();
+    if (tty) process.stdout.write('\n');
+  }
 }
 
 export function registerWake(program: Command, globals: () => GlobalOptions): void {

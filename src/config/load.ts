@@ -5,12 +5,14 @@ import YAML from 'yaml';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { registerSecret } from '../system/secrets.js';
 import { ConfigError, describeIssue, formatPath, valueAt } from './errors.js';
-import { envOverrides } from './env.js';
+import { envName, envOverrides, envTable } from './env.js';
 import { registerUrlSecrets } from './secret-values.js';
 import { configSchema, defaultConfig, type HarkConfig } from './schema.js';
 
 export const DEFAULTS_PATH = join(PACKAGE_ROOT, 'config', 'default.yaml');
 export const CREDENTIAL_NAME = 'hark-api-key';
+/** What to do when the service refuses the key (HTTP 401). */
+export const API_KEY_FIX = `check the API key: HARK_API_KEY, or the systemd credential ${CREDENTIAL_NAME} (a token made in the service's console)`;
 export const WEB_TOKEN_CREDENTIAL = 'hark-web-token';
 
 export interface LoadOptions {
@@ -69,7 +71,10 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
         // An unknown key is blamed on the layer that wrote it, not on the section holding it.
         const culprit = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
         const source = originOf(origins, culprit.map(String)) ?? layers.at(-1)?.source ?? 'configuration';
-        return `${source}: ${path || '(top level)'}: ${describeIssue(issue, merged, defaults)}`;
+        // A value from the environment is named as it was set there.
+        const variable = source === 'environment' ? envName(culprit.map(String)) : undefined;
+        const where = variable && envTable().has(variable) ? `${variable} (${path})` : path || '(top level)';
+        return `${source}: ${where}: ${describeIssue(issue, merged, defaults)}`;
       }),
     );
   }

@@ -28,3 +28,28 @@ export const section = <T extends z.core.$ZodLooseShape>(shape: T) => {
   // Each option of a section has a default, which TypeScript cannot see of any shape T.
   return z.prefault(object, {} as z.input<typeof object>);
 };
+
+const LANGUAGES = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+
+/** Why `code` is no language code (ISO 639, with a region or script if wanted: en, zh, pt-BR), if it is none. */
+export function languageProblem(code: string): string | undefined {
+  let name: string | undefined;
+  try {
+    name = LANGUAGES.of(code);
+  } catch {
+    name = undefined;
+  }
+  return name === undefined ? `"${code}" is not a language code (ISO 639, such as en, zh or de)` : undefined;
+}
+
+/** A spoken language's code, or none (the default). */
+export const languageCode = z._default(
+  z.nullable(
+    z.string().check(
+      z.refine((code) => languageProblem(code) === undefined, {
+        error: (issue) => languageProblem(String(issue.input)) ?? 'is not a language code',
+      }),
+    ),
+  ),
+  null,
+);

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { LIMITS } from '../contract/limits.js';
 import { chatMediaKinds } from '../contract/models.js';
-import { between, count, flag, ms, nullableString, oneOf, section, text } from './schema-parts.js';
+import { between, count, flag, languageCode, ms, nullableString, oneOf, section, text } from './schema-parts.js';
 import { tools } from './tools-schema.js';
 
 const unit = z.number().check(z.minimum(0), z.maximum(1));
@@ -67,7 +67,7 @@ const speech = section({
 
 const transcription = section({
   model: text('Ming-3.0-asr-tiny'),
-  language: nullableString,
+  language: languageCode,
 });
 
 const voice = section({

@@ -76,6 +76,18 @@ export function messagesMediaKinds(model: string): readonly MessagesMediaKind[] 
   return model === 'Ling-3.0-flash-VL' ? ['image'] : [];
 }
 
+/** What a user attaches: an image, a video, audio. */
+export type MediaKind = 'image' | 'video' | 'audio';
+
+/** The models of an edition that take `kind` on the chat or messages endpoint. */
+export function modelsTaking(edition: Edition, endpoint: 'chat' | 'messages', kind: MediaKind): string[] {
+  return modelsFor(edition, endpoint).filter((model) =>
+    endpoint === 'chat'
+      ? chatMediaKinds(edition, model).includes(`${kind}_url`)
+      : (messagesMediaKinds(model) as readonly string[]).includes(kind),
+  );
+}
+
 /** Stream formats each speech model supports; an unknown model is assumed to support both. */
 export function speechStreamFormats(model: string): readonly ('sse' | 'audio')[] {
   return model === 'Ming-3.0-tts' ? ['sse'] : ['sse', 'audio'];

@@ -87,14 +87,27 @@ export class TurnRecorder {
     return true;
   }
 
-  /** The turn as it ended; call before the player drops what was not played. */
+  /** Whether this turn placed audio between `fromSample` and `toSample` (exclusive) on the player's timeline. */
+  placedBetween(fromSample: number, toSample: number): boolean {
+    for (const p of this.placements.values()) if (p.startSample < toSample && p.endSample > fromSample) return true;
+    return false;
+  }
+
+  /**
+   * The turn as it ended; call before the player drops what was not played. `silentFrom`: the
+   * player failed, and nothing from there on the timeline sounded, whatever its clock says.
+   */
   finish(
     interrupted: Interruption | false,
     failed: Error | undefined,
     playback: PlaybackPosition,
     stoppedAt: number | undefined,
+    silentFrom = Infinity,
   ): Turn {
-    const playedSample = playback.playedSamples();
+    const playedSample = Math.min(playback.playedSamples(), silentFrom);
+    const first = Math.min(...[...this.placements.values()].map((p) => p.startSample));
+    // Audio that never sounded has no time it was first heard.
+    const { firstPlayed: _, ...unplayed } = this.timings;
     return {
       query: this.query,
       reply: this.sentences.map((s) => s.text).join(' '),
@@ -102,7 +115,7 @@ export class TurnRecorder {
       interrupted,
       failed,
       usage: this.usage,
-      timings: this.timings,
+      timings: silentFrom <= first ? unplayed : this.timings,
       sentences: this.sentences.length,
       stoppedAt,
       endedAt: this.now(),

@@ -48,7 +48,8 @@ export type Interruption = 'speech' | 'query' | 'stop' | 'shutdown' | 'retracted
 export type Verdict =
   | { type: 'query'; query: Query }
   /** The wake word (or phrase) alone: hark acknowledges it and listens for the question. */
-  | { type: 'wake'; phrase: string; score?: number }
+  /** A wake word (heard on the device: its score, and the stream time it was heard at) or a wake phrase alone. */
+  | { type: 'wake'; phrase: string; score?: number; atMs?: number }
   /** "stop" while hark spoke, or just after the user talked over it: nothing more to do. */
   | { type: 'stop'; transcript: Transcript }
   | { type: 'ignored'; reason: string; transcript: Transcript };

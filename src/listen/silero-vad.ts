@@ -13,6 +13,15 @@ const STATE_SIZE = 2 * 1 * 128;
 
 /** Below this the model's last verdict was silence, so a quiet frame may skip it. */
 const SILENT = 0.1;
+/**
+ * The room's noise is louder than its floor in some frames (pink noise in 32 ms frames spans
+ * 7 dB): the model heard 1 in 4 of a quiet room's frames at the floor's margin alone. So the mark
+ * under which a frame is quiet also rises to what the model has lately judged silence, 1 dB per
+ * such frame at most (a sudden loud frame the model misjudged does not lift it much), and sinks
+ * back slowly.
+ */
+const MARK_STEP_DB = 1;
+const MARK_SINK_DB_PER_FRAME = 0.008;
 
 /** Which frames may skip the model: those within `marginDb` of the room's noise floor, never louder than `capDbfs`. */
 export interface VadGate {
@@ -36,6 +45,8 @@ export class SileroVad {
   private readonly input = new Float32Array(CONTEXT_SAMPLES + VAD_FRAME_SAMPLES);
   private readonly sampleRate: Ort.Tensor;
   private readonly floor = new NoiseFloor();
+  /** How far above the floor's margin frames the model judged silence have lately been (dB). */
+  private markAboveDb = 0;
   private last = 0;
 
   private constructor(
@@ -61,7 +72,9 @@ export class SileroVad {
     if (frame.length !== VAD_FRAME_SAMPLES) throw new Error(`Silero VAD takes ${VAD_FRAME_SAMPLES}-sample frames`);
     const level = dbfs(rms(frame));
     const floor = this.floor.update(level);
-    if (this.last < SILENT && level < Math.min(this.gate.capDbfs, floor + this.gate.marginDb)) {
+    this.markAboveDb = Math.max(0, this.markAboveDb - MARK_SINK_DB_PER_FRAME);
+    const mark = floor + this.gate.marginDb + this.markAboveDb;
+    if (this.last < SILENT && level < Math.min(this.gate.capDbfs, mark)) {
       this.keepContext(frame);
       return 0;
     }
@@ -75,6 +88,7 @@ export class SileroVad {
     this.state = new Float32Array(result.stateN?.data as Float32Array);
     input.copyWithin(0, VAD_FRAME_SAMPLES);
     this.last = (result.output?.data as Float32Array)[0] ?? 0;
+    if (this.last < SILENT && level >= mark) this.markAboveDb += Math.min(level - mark, MARK_STEP_DB);
     return this.last;
   }
 
@@ -82,6 +96,7 @@ export class SileroVad {
     this.state = new Float32Array(STATE_SIZE);
     this.input.fill(0);
     this.floor.reset();
+    this.markAboveDb = 0;
     this.last = 0;
   }
 

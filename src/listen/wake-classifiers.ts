@@ -1,6 +1,8 @@
 import type * as Ort from 'onnxruntime-node';
 import { EMBEDDING_SIZE } from './wake-features.js';
-import type { WakeModelFile } from './wake-models.js';
+import { WakeModelsMissingError, type WakeModelFile } from './wake-models.js';
+
+const NOT_A_MODEL_FIX = 'give the path of an openWakeWord classifier (.onnx), or the name of a pre-trained one';
 
 /**
  * openWakeWord's wake-word classifiers: each reads the last N embeddings (16 for most, more for
@@ -23,7 +25,16 @@ export async function loadClassifier(
   model: WakeModelFile,
   options: Ort.InferenceSession.SessionOptions,
 ): Promise<WakeClassifier> {
-  const session = await ort.InferenceSession.create(model.path, options);
+  const session = await ort.InferenceSession.create(model.path, options).catch((error: unknown) => {
+    // onnxruntime's own words: "Load model from PATH failed:Protobuf parsing failed."
+    const why = String((error as Error).message)
+      .replace(/^.*failed:\s*/s, '')
+      .replace(/\.$/, '');
+    throw new WakeModelsMissingError(
+      `${model.path}: not a wake-word model (onnxruntime cannot read it as ONNX: ${why})`,
+      NOT_A_MODEL_FIX,
+    );
+  });
   const inputName = session.inputNames[0];
   const outputName = session.outputNames[0];
   const input = session.inputMetadata[0];
@@ -34,7 +45,10 @@ export async function loadClassifier(
   const classes = outputShape[1];
   if (!inputName || !outputName || typeof frames !== 'number' || inputShape[2] !== EMBEDDING_SIZE) {
     await session.release();
-    throw new Error(`${model.path} is not an openWakeWord model (its input is [${inputShape.join(', ')}])`);
+    throw new WakeModelsMissingError(
+      `${model.path} is not an openWakeWord model (its input is [${inputShape.join(', ')}])`,
+      NOT_A_MODEL_FIX,
+    );
   }
   if (typeof classes !== 'number' || classes <= 1) {
     return { session, inputName, outputName, frames, labels: [model.name], outputs: [0] };

@@ -6,16 +6,18 @@ import type * as Ort from 'onnxruntime-node';
  * 76 mel frames. The embeddings of several steps (a recording, or audio that piled up in a busy
  * moment) are computed in one batched run, the costly part made cheap.
  *
- * openWakeWord steps 80 ms; hark steps 40 ms by default (`WAKE_STEP_SAMPLES`): a classifier still
- * reads embeddings 80 ms apart, from whichever of two interleaved streams has just got a new one,
- * so a wake word is scored twice as often and where the steps fall matters half as much.
+ * Steps are 80 ms, as openWakeWord's (or 40 ms: a classifier still reads embeddings 80 ms apart,
+ * from whichever of two interleaved streams has just got a new one). Near a wake word, windows
+ * ending between steps are scored as well (`windowsBefore`), from the mel frames kept.
  */
 
 export const WAKE_SAMPLE_RATE_HZ = 16000;
 /** The spacing of the embeddings a classifier reads, as openWakeWord's models were trained: 80 ms. */
 export const EMBEDDING_STRIDE_SAMPLES = 1280;
-/** Audio is scored in steps of 40 ms (4 mel frames, one embedding), by default. */
-export const WAKE_STEP_SAMPLES = 640;
+/** Audio is scored in steps of 80 ms (8 mel frames, one embedding), by default, as openWakeWord does. */
+export const WAKE_STEP_SAMPLES = 1280;
+/** The finest spacing of windows scored near a wake word: 2 mel frames, 20 ms. */
+export const FINE_FRAMES = 2;
 export const EMBEDDING_SIZE = 96;
 const MEL_HOP_SAMPLES = 160;
 export const MEL_FRAME_MS = (MEL_HOP_SAMPLES / WAKE_SAMPLE_RATE_HZ) * 1000;
@@ -24,6 +26,10 @@ const MEL_CONTEXT_SAMPLES = 480;
 const MEL_WINDOW_SAMPLES = 512;
 const MEL_BINS = 32;
 const EMBEDDING_FRAMES = 76;
+/** Most windows given to the embedding model in one run. */
+const BATCH_WINDOWS = 4;
+/** How far back from a step's end the audio its embedding reads begins (the frames' window and its context). */
+export const EMBEDDING_REACH_SAMPLES = EMBEDDING_FRAMES * MEL_HOP_SAMPLES + MEL_CONTEXT_SAMPLES;
 
 /** Where the centre of a step's first mel frame lies, before the step's end. */
 export function firstFrameBeforeEndMs(stepSamples: number): number {
@@ -31,7 +37,7 @@ export function firstFrameBeforeEndMs(stepSamples: number): number {
 }
 
 export interface StepFeatures {
-  /** One embedding per step, `EMBEDDING_SIZE` values each, oldest first. */
+  /** One embedding per step from `embedFrom` on, `EMBEDDING_SIZE` values each, oldest first. */
   embeddings: Float32Array;
   /** The first steps since start or reset: what came before is taken to sound like their start. */
   fresh: boolean;
@@ -59,17 +65,18 @@ export class WakeFeatures {
     private readonly ort: typeof Ort,
     private readonly melspectrogram: Ort.InferenceSession,
     private readonly embedding: Ort.InferenceSession,
-    /** Samples per step: 640 (40 ms) or 1280 (80 ms, as openWakeWord). */
+    /** Samples per step: 1280 (80 ms, as openWakeWord) or 640 (40 ms). */
     readonly stepSamples = WAKE_STEP_SAMPLES,
-    /** How many embeddings 80 ms apart `halfwayBefore` must reach back for (a classifier's input). */
-    halfwayEmbeddings = 0,
+    /** How many embeddings 80 ms apart `windowsBefore` must reach back for (a classifier's input). */
+    lookbackEmbeddings = 0,
   ) {
     this.framesPerStep = stepSamples / MEL_HOP_SAMPLES;
     if (!Number.isInteger(this.framesPerStep) || EMBEDDING_STRIDE_SAMPLES % stepSamples !== 0)
       throw new Error(`a wake step of ${stepSamples} samples does not divide ${EMBEDDING_STRIDE_SAMPLES}`);
+    // Back to the oldest window a classifier reads, ending the furthest a window may end before its step.
     const lookback =
-      halfwayEmbeddings > 0
-        ? ((halfwayEmbeddings - 1) * EMBEDDING_STRIDE_SAMPLES) / MEL_HOP_SAMPLES + this.framesPerStep / 2
+      lookbackEmbeddings > 0
+        ? ((lookbackEmbeddings - 1) * EMBEDDING_STRIDE_SAMPLES) / MEL_HOP_SAMPLES + this.framesPerStep - FINE_FRAMES
         : 0;
     this.historyFrames = EMBEDDING_FRAMES - this.framesPerStep + lookback;
     this.history = new Float32Array(this.historyFrames * MEL_BINS);
@@ -79,9 +86,10 @@ export class WakeFeatures {
    * Features of `samples`, a whole number of steps that follow the audio given before. The mel
    * model clamps its output to 80 dB below the loudest value of its input, so each step's frames
    * come from a run on that step alone (as openWakeWord streams): what a step scores does not
-   * depend on how much audio was batched with it.
+   * depend on how much audio was batched with it. Steps before `embedFrom` are heard only (their
+   * frames kept for the windows of the steps after them): they get no embedding.
    */
-  async steps(samples: Int16Array): Promise<StepFeatures> {
+  async steps(samples: Int16Array, embedFrom = 0): Promise<StepFeatures> {
     const stepSamples = this.stepSamples;
     const perStep = this.framesPerStep;
     const steps = samples.length / stepSamples;
@@ -115,7 +123,12 @@ export class WakeFeatures {
       for (let b = 0; b < MEL_BINS; b++) sum += mel[f * MEL_BINS + b] as number;
       loudness[f] = sum / MEL_BINS;
     }
-    return { embeddings: await this.embed(frames, steps), fresh, loudness };
+    const embedded = Math.max(0, steps - embedFrom);
+    return {
+      embeddings: embedded > 0 ? await this.embed(frames, steps, embedded) : new Float32Array(0),
+      fresh,
+      loudness,
+    };
   }
 
   reset(): void {
@@ -137,39 +150,48 @@ export class WakeFeatures {
   }
 
   /**
-   * Embeddings of the windows that end halfway through the steps given, each that many steps
-   * before the newest step of the last `steps` call (as far back as `halfwayEmbeddings` asked).
+   * Embeddings of windows that end between steps: each `offsetFrames` mel frames (a multiple of
+   * FINE_FRAMES, less than a step) before the end of the step `stepsBefore` steps before the
+   * newest of the last `steps` call (as far back as `lookbackEmbeddings` asked), in one batch.
    */
-  async halfwayBefore(stepsBeforeNewest: readonly number[]): Promise<Float32Array> {
+  async windowsBefore(windows: readonly { stepsBefore: number; offsetFrames: number }[]): Promise<Float32Array> {
     const newest = this.frames.length / MEL_BINS;
-    const end = (back: number) => newest - back * this.framesPerStep - this.framesPerStep / 2;
     return this.run(
       this.frames,
-      stepsBeforeNewest.map((back) => Math.max(0, end(back) - EMBEDDING_FRAMES)),
+      windows.map((w) => Math.max(0, newest - w.stepsBefore * this.framesPerStep - w.offsetFrames - EMBEDDING_FRAMES)),
     );
   }
 
-  /** One embedding per step: the window of 76 frames ending at that step's last frame. */
-  private embed(frames: Float32Array, steps: number): Promise<Float32Array> {
-    const first = this.historyFrames + this.framesPerStep - EMBEDDING_FRAMES;
+  /** One embedding for each of the last `count` of `steps` steps: the window of 76 frames ending at that step's last frame. */
+  private embed(frames: Float32Array, steps: number, count: number): Promise<Float32Array> {
+    const first = this.historyFrames + this.framesPerStep - EMBEDDING_FRAMES + (steps - count) * this.framesPerStep;
     return this.run(
       frames,
-      Array.from({ length: steps }, (_, s) => first + s * this.framesPerStep),
+      Array.from({ length: count }, (_, s) => first + s * this.framesPerStep),
     );
   }
 
-  /** The embedding model on the 76-frame windows of `frames` starting at the given frames, in one batch. */
+  /**
+   * The embedding model on the 76-frame windows of `frames` starting at the given frames, in
+   * batches of at most BATCH_WINDOWS: onnxruntime keeps the memory of its largest run, and 48
+   * windows at once (the windows between steps near a wake word) held 79 MB more than 4 do, at
+   * the same CPU per window.
+   */
   private async run(frames: Float32Array, starts: readonly number[]): Promise<Float32Array> {
     const windowSize = EMBEDDING_FRAMES * MEL_BINS;
-    const steps = starts.length;
-    const batch = new Float32Array(steps * windowSize);
-    starts.forEach((start, s) =>
-      batch.set(frames.subarray(start * MEL_BINS, start * MEL_BINS + windowSize), s * windowSize),
-    );
+    const out = new Float32Array(starts.length * EMBEDDING_SIZE);
     const name = this.embedding.inputNames[0] as string;
-    const result = await this.embedding.run({
-      [name]: new this.ort.Tensor('float32', batch, [steps, EMBEDDING_FRAMES, MEL_BINS, 1]),
-    });
-    return Float32Array.from(result[this.embedding.outputNames[0] as string]?.data as Float32Array);
+    for (let from = 0; from < starts.length; from += BATCH_WINDOWS) {
+      const chunk = starts.slice(from, from + BATCH_WINDOWS);
+      const batch = new Float32Array(chunk.length * windowSize);
+      chunk.forEach((start, s) =>
+        batch.set(frames.subarray(start * MEL_BINS, start * MEL_BINS + windowSize), s * windowSize),
+      );
+      const result = await this.embedding.run({
+        [name]: new this.ort.Tensor('float32', batch, [chunk.length, EMBEDDING_FRAMES, MEL_BINS, 1]),
+      });
+      out.set(result[this.embedding.outputNames[0] as string]?.data as Float32Array, from * EMBEDDING_SIZE);
+    }
+    return out;
   }
 }

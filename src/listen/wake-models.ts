@@ -37,7 +37,7 @@ export interface WakeModelFiles {
   classifiers: WakeModelFile[];
 }
 
-/** The models cannot be found: the caller can catch it and fall back to the transcript's wake phrases. */
+/** The models cannot be found or are not wake-word models: the caller can catch it and fall back to the transcript's wake phrases. */
 export class WakeModelsMissingError extends Error {
   override readonly name = 'WakeModelsMissingError';
   constructor(

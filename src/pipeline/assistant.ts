@@ -50,6 +50,7 @@ import { ringAlarms, ringStops } from './ring-alarms.js';
 import { scoreVoice } from './score-voice.js';
 import { segment } from './segment.js';
 import { judgeBargeIn } from './judge-barge-in.js';
+import { keepPace } from './keep-pace.js';
 import { meterLevels } from './meter-levels.js';
 import { once } from './once.js';
 import { takeTurns } from './take-turns.js';
@@ -204,7 +205,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       const verdicts = merge(
         transcripts.pipe(admitTranscripts(gatePolicy, heardState, conversation, interruptions, now)),
         hears ? listened.pipe(queryRecordings(now)) : EMPTY,
-        detections.pipe(map((d): GateEvent => ({ type: 'wake', phrase: d.model, score: d.score }))),
+        detections.pipe(map((d): GateEvent => ({ type: 'wake', phrase: d.model, score: d.score, atMs: d.atMs }))),
       ).pipe(once());
 
       // Speaking half: one turn per query.
@@ -307,6 +308,8 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
         bargeIns,
         rings,
         scored.pipe(meterLevels({ on: deps.metering, now, wake: wake?.scores, echo: deps.echo })),
+        // Input faster than real time is behind by design.
+        deps.queue ? EMPTY : scored.pipe(keepPace(wake, now)),
         merge(remembering, holding, sounds, endpoints).pipe(ignoreElements()),
       );
     });

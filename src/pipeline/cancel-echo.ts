@@ -22,8 +22,9 @@ export function cancelEcho(
   const msPerSample = 1000 / sampleRateHz;
   return map((frame) => {
     const { samples } = frame;
-    const out = new Int16Array(samples.length);
     const firstAt = frame.capturedAt - samples.length * msPerSample;
+    if (samples.length % step === 0 && canceller.passes(samples, firstAt)) return { ...frame, ...NOTHING_PLAYED };
+    const out = new Int16Array(samples.length);
     let trusted = true;
     let predicted: number | null = NO_ECHO_DBFS;
     let loss: number | null = Infinity;
@@ -54,6 +55,15 @@ export function cancelEcho(
     };
   });
 }
+
+/** A frame nothing hark played can reach: no echo taken out, none possible. */
+const NOTHING_PLAYED = {
+  echoDbfs: dbfs(0),
+  echoTrusted: true,
+  echoPredictedDbfs: NO_ECHO_DBFS,
+  echoLossDb: null,
+  echoTakenDb: 0,
+} as const;
 
 /** The level of what the canceller took out: the echo it found. */
 function removedDbfs(mic: Int16Array, out: Int16Array): number {

@@ -3,6 +3,7 @@ import type { BargeInPhase } from '../dialog/barge-in.js';
 import type { ToolActivity } from '../dialog/tool-calls.js';
 import type { AssistantState, Interruption, Transcript, Turn, Verdict } from '../dialog/turn.js';
 import type { SegmenterEvent } from '../listen/speech-events.js';
+import type { WakePace } from '../listen/wake-pace.js';
 import type { Sentence } from '../speak/sentences.js';
 import type { EchoState } from './ports.js';
 
@@ -77,8 +78,19 @@ export type MeterEvent = {
   echo?: EchoState;
 };
 
+/**
+ * How the listener keeps up with the microphone, said rather than lost: it fell behind (how far,
+ * and where: scoring speech, or the wake word), it is still behind (every 10 s), it caught up; the
+ * wake-word detector does less per step to keep up (or more again); audio it could not score was dropped.
+ */
+export type PaceEvent =
+  | { type: 'behind'; lagMs: number; stage: 'speech' | 'wake word' }
+  | { type: 'caught-up'; behindMs: number; worstLagMs: number }
+  | { type: 'wake-pace'; pace: WakePace; backlogMs: number }
+  | { type: 'dropped'; droppedMs: number };
+
 export type AssistantEvent =
-  ListenEvent | InterruptionEvent | TranscriptEvent | GateEvent | TurnEvent | RingEvent | MeterEvent;
+  ListenEvent | InterruptionEvent | TranscriptEvent | GateEvent | TurnEvent | RingEvent | MeterEvent | PaceEvent;
 
 /** Only the events of the given types, typed as such. */
 export function ofType<E extends { type: string }, K extends E['type']>(

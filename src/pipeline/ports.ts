@@ -1,10 +1,12 @@
 import type { Observable } from 'rxjs';
+import type { PlaybackError } from '../audio/playback-error.js';
 import type { ReplyEvent } from '../contract/reply.js';
 import type { Message } from '../dialog/conversation.js';
 import type { ToolActivity } from '../dialog/tool-calls.js';
 import type { WakeWordDetection, WakeWordScores } from '../listen/wake-decider.js';
+import type { WakeBacklog } from '../listen/wake-pace.js';
 
-export type { WakeWordDetection, WakeWordScores };
+export type { WakeBacklog, WakeWordDetection, WakeWordScores };
 
 /**
  * Every outside capability the voice loop uses: the pipeline sees only these. Implementations
@@ -72,6 +74,8 @@ export interface Player {
   pause(): void;
   resume(): void;
   close(): Promise<void>;
+  /** Each failure to play (hot), saying which audio on the timeline it cost: that was never heard. */
+  readonly failures: Observable<PlaybackError>;
 }
 
 /**
@@ -86,6 +90,11 @@ export interface EchoCanceller {
    * player's clock runs on; returns the frame without the echo.
    */
   cancel(mic: Int16Array, captureTimeMs: number): Int16Array;
+  /**
+   * Whether whole frames from `captureTimeMs` on are out of reach of anything hark played: then
+   * they pass as they are (nothing to cancel, nothing to measure), and need not be given to `cancel`.
+   */
+  passes(mic: Int16Array, captureTimeMs: number): boolean;
   /** What is known about the echo in the frame just cancelled. */
   lastVerdict(): EchoVerdict;
   state(): EchoState;
@@ -153,4 +162,8 @@ export interface WakeWordDetector {
   close(): Promise<void>;
   /** It cannot hear (its models did not load): speech passes, and the transcript's wake phrase decides. */
   readonly deaf?: boolean;
+  /** Audio pushed but not scored yet (a live detector that falls behind the microphone). */
+  readonly backlogMs?: number;
+  /** Each change of how much it does per step to keep up, and each drop of audio it could not score. */
+  readonly backlog?: Observable<WakeBacklog>;
 }

@@ -6,6 +6,7 @@ import {
   concatWith,
   defaultIfEmpty,
   defer,
+  filter,
   ignoreElements,
   map,
   merge,
@@ -17,6 +18,7 @@ import {
   type Observable,
   type OperatorFunction,
 } from 'rxjs';
+import type { PlaybackError } from '../audio/playback-error.js';
 import type { TurnRecorder } from '../dialog/turn-recorder.js';
 import type { Interruption, Transcript } from '../dialog/turn.js';
 import type { Placement } from '../speak/heard.js';
@@ -42,7 +44,8 @@ export interface RecordTurnDeps {
  * says it may sound), speaking, and at the end listening again and the turn's record. The turn
  * ends when the last sample is played, when `cut` fires (every request of the turn is then
  * unsubscribed and unplayed audio dropped), or when a stage fails (the error earcon plays; the
- * record says why). Errors stay inside. A held turn that never started ends without a trace.
+ * record says why). A player that fails where the turn's audio is fails it: what fell there was
+ * never heard. Errors stay inside. A held turn that never started ends without a trace.
  */
 export function recordTurn(deps: RecordTurnDeps): OperatorFunction<Placement, TurnEvent> {
   const { recorder, player, earcons } = deps;
@@ -52,6 +55,16 @@ export function recordTurn(deps: RecordTurnDeps): OperatorFunction<Placement, Tu
       let failed: Error | undefined;
       let started = false;
       const said = new Set<number>();
+      // What the player lost while the turn was under way; a loss is the turn's once it placed audio there.
+      const losses: PlaybackError[] = [];
+      const ownLoss = (): PlaybackError | undefined =>
+        losses.find((loss) => recorder.placedBetween(loss.fromSample, loss.toSample));
+      const lost = player.failures.pipe(
+        tap((loss) => losses.push(loss)),
+        filter(() => ownLoss() !== undefined),
+        take(1),
+        tap(() => (failed ??= ownLoss())),
+      );
       const cut = deps.cut.pipe(
         take(1),
         tap((why) => (interrupted = why)),
@@ -70,10 +83,15 @@ export function recordTurn(deps: RecordTurnDeps): OperatorFunction<Placement, Tu
       const speaking = placements.pipe(
         concatWith(player.queuedBelow(0).pipe(ignoreElements())),
         takeUntil(cut),
+        takeUntil(lost),
         concatMap((placement): TurnEvent[] => {
           const firstOfSentence = !said.has(placement.sentence.index);
           said.add(placement.sentence.index);
-          const events: TurnEvent[] = recorder.placed(placement, player) ? [{ type: 'state', state: 'speaking' }] : [];
+          const speaks = recorder.placed(placement, player);
+          // Written while the player could not play: the loss was told before the placement.
+          const loss = ownLoss();
+          if (loss) throw loss;
+          const events: TurnEvent[] = speaks ? [{ type: 'state', state: 'speaking' }] : [];
           if (firstOfSentence) events.push({ type: 'saying', sentence: placement.sentence });
           return events;
         }),
@@ -85,7 +103,8 @@ export function recordTurn(deps: RecordTurnDeps): OperatorFunction<Placement, Tu
       const end = defer(() => {
         if (!started) return EMPTY;
         const complete = !interrupted && !failed;
-        const turn = recorder.finish(interrupted, failed, player, complete ? undefined : deps.now());
+        const silentFrom = ownLoss()?.fromSample;
+        const turn = recorder.finish(interrupted, failed, player, complete ? undefined : deps.now(), silentFrom);
         if (!complete) player.stop();
         if (failed) earcons.play('error');
         // A turn begun from the recording is named by its transcript, which may come later.

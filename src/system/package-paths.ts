@@ -5,6 +5,12 @@ import { fileURLToPath } from 'node:url';
 /** hark's own directory (where package.json, config/ and assets/ are), from src/ or dist/ alike. */
 export const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
 
+/** hark's version, as its package.json says: the installed copy's, also after an upgrade. */
+export function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: string };
+  return manifest.version ?? 'unknown';
+}
+
 function findPackageRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');

@@ -5,10 +5,12 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { decodeFileToPcm } from '../audio/ffmpeg.js';
 import { dataUrl } from '../audio/data-url.js';
-import { rms, samplesOf } from '../audio/pcm.js';
+import { resample, rms, samplesOf } from '../audio/pcm.js';
 import { WAV_HEADER_BYTES, pcmToWav, readPcm16Mono } from '../audio/wav-header.js';
 import { writeWhole } from '../system/whole-file.js';
 import { quietestCut } from '../listen/long-audio.js';
+import { SileroVad } from '../listen/silero-vad.js';
+import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
 import { LIMITS, secondsAgainst } from '../contract/limits.js';
 import { referenceAudioProblem } from '../contract/rules/speech.js';
 import type { VoiceReference } from '../contract/wire.js';
@@ -19,6 +21,8 @@ export const REFERENCE_RATE_HZ = 24000;
 const TRIM_SEARCH_MS = 5000;
 const RECOMMENDED_MIN_SPEECH_MS = 10_000;
 const MIN_SPEECH_MS = 2000;
+/** Silero's probability from which a frame is speech. */
+const SPEECH_PROBABILITY = 0.5;
 
 export class ReferenceClipError extends Error {
   override readonly name = 'ReferenceClipError';
@@ -27,11 +31,13 @@ export class ReferenceClipError extends Error {
 export interface PreparedReference {
   reference: VoiceReference;
   durationMs: number;
-  speechMs: number;
+  /** How much of it the VAD heard as speech, when it was prepared (a clip read from the cache passed then). */
+  speechMs: number | undefined;
   trimmedFromMs: number | undefined;
   /** Where the prepared WAV is cached. */
   cachedAt: string;
   fromCache: boolean;
+  /** What to know about the clip, said when it is prepared (by `config check`, or the first start). */
   warnings: string[];
 }
 
@@ -42,9 +48,10 @@ export function referenceCacheDir(env: NodeJS.ProcessEnv = process.env): string 
 
 /**
  * A voice reference from any audio file ffmpeg reads: converted once to mono WAV, trimmed to
- * at most 30 s at a quiet point, checked against the 10 MB data-URL limit, and cached by the
- * content hash of the source file, so start-up after the first is a file read, and every
- * sentence reuses the same encoded string.
+ * at most 30 s at a quiet point, refused when the VAD hears too little speech in it (noise,
+ * music, silence), checked against the 10 MB data-URL limit, and cached by the content hash of
+ * the source file, so start-up after the first is a file read (no VAD), and every sentence
+ * reuses the same encoded string.
  */
 export async function prepareReference(
   path: string,
@@ -55,7 +62,8 @@ export async function prepareReference(
     throw new ReferenceClipError(`voice.referenceText is missing: the clip ${path} needs its verbatim transcript`);
   }
   const source = readClip(path);
-  const key = createHash('sha256').update(source).update(`|${REFERENCE_RATE_HZ}|v1`).digest('hex').slice(0, 32);
+  // v2: a clip is cached only once the VAD has heard enough speech in it (v1 went by its level).
+  const key = createHash('sha256').update(source).update(`|${REFERENCE_RATE_HZ}|v2`).digest('hex').slice(0, 32);
   const cachedAt = join(cacheDir, `reference-${key}.wav`);
   const cached = readCached(cachedAt);
   const fromCache = cached !== undefined;
@@ -75,10 +83,10 @@ export async function prepareReference(
     ({ samples, trimmedFromMs } = trimToLimit(decoded));
   }
   const durationMs = (samples.length / REFERENCE_RATE_HZ) * 1000;
-  const speechMs = voicedMs(samples);
-  if (speechMs < MIN_SPEECH_MS) {
+  const speechMs = fromCache ? undefined : await speechIn(samples);
+  if (speechMs !== undefined && speechMs < MIN_SPEECH_MS) {
     throw new ReferenceClipError(
-      `voice.reference ${path}: only ${secondsAgainst(speechMs, MIN_SPEECH_MS)} of it sounds like speech; give 10 to 30 s of clear speech`,
+      `voice.reference ${path}: too little speech to clone a voice from: the VAD hears ${secondsAgainst(speechMs, MIN_SPEECH_MS)} of speech in its ${(durationMs / 1000).toFixed(1)} s (at least 2 s; give 10 to 30 s of clear speech)`,
     );
   }
   const wav = pcmToWav(samples, REFERENCE_RATE_HZ);
@@ -105,7 +113,7 @@ export async function prepareReference(
       `the clip was ${(trimmedFromMs / 1000).toFixed(1)} s and is trimmed to ${(durationMs / 1000).toFixed(1)} s: voice.referenceText must be the transcript of that first part only`,
     );
   }
-  if (speechMs < RECOMMENDED_MIN_SPEECH_MS) {
+  if (speechMs !== undefined && speechMs < RECOMMENDED_MIN_SPEECH_MS) {
     warnings.push(
       `the clip has ${secondsAgainst(speechMs, RECOMMENDED_MIN_SPEECH_MS)} of speech; 10 to 30 s clones a voice best`,
     );
@@ -152,6 +160,38 @@ function trimToLimit(samples: Int16Array): { samples: Int16Array; trimmedFromMs:
   return { samples: samples.slice(0, cut), trimmedFromMs: durationMs };
 }
 
+/**
+ * How much of the clip is speech, ms, as Silero hears it: noise, music or clipping as loud as a
+ * voice is not. Counted up to what clones best (more makes no difference to what is said). Where
+ * Silero cannot load, the level alone says (then loud noise passes).
+ */
+async function speechIn(samples: Int16Array): Promise<number> {
+  let vad: SileroVad;
+  try {
+    // Every frame is scored: none is skipped as quiet.
+    vad = await SileroVad.load({ capDbfs: -Infinity, marginDb: 0 });
+  } catch {
+    return voicedMs(samples);
+  }
+  try {
+    const audio = resample(samples, REFERENCE_RATE_HZ, VAD_SAMPLE_RATE_HZ);
+    const frameMs = (VAD_FRAME_SAMPLES * 1000) / VAD_SAMPLE_RATE_HZ;
+    let speechMs = 0;
+    for (
+      let at = 0;
+      at + VAD_FRAME_SAMPLES <= audio.length && speechMs < RECOMMENDED_MIN_SPEECH_MS;
+      at += VAD_FRAME_SAMPLES
+    ) {
+      if ((await vad.probability(audio.subarray(at, at + VAD_FRAME_SAMPLES))) >= SPEECH_PROBABILITY)
+        speechMs += frameMs;
+    }
+    return speechMs;
+  } finally {
+    await vad.close();
+  }
+}
+
+/** Frames of 20 ms loud enough to be a voice, ms. */
 function voicedMs(samples: Int16Array): number {
   const frame = REFERENCE_RATE_HZ / 50;
   let voiced = 0;

@@ -37,6 +37,7 @@ export class PageState {
   private hearing: PageSnapshot['hearing'] = null;
   private answering: PageSnapshot['answering'] = null;
   private meter = SILENT_METER;
+  private behind: PageSnapshot['behind'] = null;
   private readonly conversation: ConversationEntry[] = [];
   private readonly turns: TurnSummary[] = [];
 
@@ -66,6 +67,11 @@ export class PageState {
         return;
       case 'meter':
         this.meter = known;
+        return;
+      case 'behind':
+      case 'caught-up':
+        this.behind = known.type === 'behind' ? { lagMs: known.lagMs, stage: known.stage } : null;
+        this.remember({ kind: 'event', at: this.clock().toISOString(), event });
         return;
       case 'transcript':
         this.hearing = { utteranceId: known.utteranceId, text: known.text, tentative: known.tentative };
@@ -103,6 +109,7 @@ export class PageState {
       answering: this.answering,
       meter: this.meter,
       conversation: [...this.conversation],
+      behind: this.behind,
       about: this.about,
     };
   }

@@ -17,14 +17,19 @@ export interface TurnSummary {
   /** The rest of the reply, never heard: after the cut, for an interrupted reply. */
   unheard: string;
   interrupted: string | false;
-  failed?: { stage: string; error: string };
+  /** Why it failed: the stage, the error, and what to do about it when hark knows. */
+  failed?: { stage: string; error: string; fix?: string };
   usage: { inputTokens: number; outputTokens: number } | null;
   /** Milliseconds from the end of speech to each step (the turn log's latencyMs). */
   latencyMs: Record<string, number>;
   audioMs: { written: number; played: number };
 }
 
+/** The page's state once a file run's input has ended: hark hears nothing more, and its page stays up. */
+export const INPUT_ENDED = 'input ended';
+
 export type KnownPageEvent =
+  /** What hark is doing: an AssistantState, or INPUT_ENDED. */
   | { type: 'state'; state: string }
   | { type: 'muted'; muted: boolean }
   | {
@@ -50,7 +55,10 @@ export type KnownPageEvent =
   | { type: 'barge-in'; by: string; onsetToStopMs: number | null; heardMs: number }
   | { type: 'turn'; turn: TurnSummary }
   /** Timers or alarms ringing, and the ring stopped (by: a stop phrase, the wake word, ...). */
-  | { type: 'ring'; phase: 'started' | 'stopped'; ids: string[]; text: string; by?: string };
+  | { type: 'ring'; phase: 'started' | 'stopped'; ids: string[]; text: string; by?: string }
+  /** The listener fell behind the microphone (and is still, every 10 s), or caught up. */
+  | { type: 'behind'; lagMs: number; stage: string }
+  | { type: 'caught-up'; behindMs: number; worstLagMs: number };
 
 /** A known event, or any other (a tool call, say) passed on as it came. */
 export type PageEvent = KnownPageEvent | { type: string; [field: string]: unknown };
@@ -72,6 +80,8 @@ export interface PageSnapshot {
   answering: { query: string; saying: string[] } | null;
   meter: KnownPageEvent & { type: 'meter' };
   conversation: ConversationEntry[];
+  /** How far behind the microphone the listener is, while it is more than a second behind. */
+  behind: { lagMs: number; stage: string } | null;
   /** Facts about this run: version, input, player, VAD, wake word, echo canceller. */
   about: Record<string, string | number | boolean>;
 }

@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPcm16Mono } from '../../src/audio/wav-header.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { launchChromium, screenshot, watchedPage } from '../helpers/browser.js';
+import { PHONE, launchChromium, screenshot, sidewaysScroll, watchedPage } from '../helpers/browser.js';
 import { composeWav } from '../helpers/loop.js';
 import { FAST_TIMING } from '../helpers/service.js';
 import { UTTERANCE } from '../helpers/speech.js';
@@ -93,6 +93,10 @@ describe('the status page in Chromium, watching hark run --input FILE --web', ()
       expect(Math.max(...levels)).toBeGreaterThan(-50);
       expect(Math.min(...levels)).toBeLessThan(-80);
       await hark.line('web.staying');
+      // The input has ended: the page no longer says hark listens, and neither does its API.
+      await expect.poll(() => page.locator('#state').textContent()).toBe('input ended');
+      const ended = (await (await fetch(`${hark.url}api/state`)).json()) as { state: string };
+      expect(ended.state).toBe('input ended');
       await screenshot(page, 'turns');
 
       // The voice test says the sample through the configured voice and player.
@@ -123,5 +127,76 @@ describe('the status page in Chromium, watching hark run --input FILE --web', ()
     const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
     const tail = samples.subarray(samples.length - Math.round((playedMs * sampleRateHz) / 1000));
     expect(rms(tail)).toBeGreaterThan(100);
+  });
+});
+
+describe('the status page on a phone, watching a run whose player cannot play', () => {
+  it('fits 390 px without scrolling sideways, says there is nothing yet, then shows the failures plainly in the conversation', async () => {
+    const clip = { path: UTTERANCE, fromMs: 300, toMs: 1800 };
+    const input = await composeWav([1500, clip, 1500]);
+    // A stand-in of its own: what the test before left in its script does not reach this one.
+    const service = await startSim({ timing: FAST_TIMING });
+    service.script.transcript('What time is it?').reply('It is noon.');
+    const hark = await startWebHark(['run', '--input', input, '--web'], {
+      HARK_SERVICE_BASE_URL: service.url,
+      HARK_API_KEY: service.apiKey,
+      HARK_AUDIO_PLAYER: 'command',
+      HARK_AUDIO_PLAYER_COMMAND: 'sh -c "echo audio open error: No such device >&2; exit 1"',
+    });
+    const { page, errors } = await watchedPage(browser, PHONE);
+    let exit: number | null | undefined;
+    try {
+      await page.goto(hark.url);
+      await page.locator('#link[data-link="live"]').waitFor();
+      // Before any turn: a line saying there is nothing yet, not an empty chart.
+      expect(await page.locator('#chart-empty').isVisible()).toBe(true);
+      expect(await page.locator('#chart').isVisible()).toBe(false);
+      expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
+      await screenshot(page, 'phone-empty');
+
+      // The turn hark could not play: failed, plainly, with the fix, and no first sound.
+      const turn = page.locator('li.turn[data-failed="playback"]');
+      await turn.waitFor({ timeout: 20_000 });
+      expect(await turn.locator('.failed').textContent()).toBe(
+        'hark could not play its reply: you heard nothing of what is struck out: sh exited with 1: audio open error: No such device',
+      );
+      expect(await turn.locator('.fix').textContent()).toMatch(/^fix: list the output devices with `hark devices`/);
+      expect(await turn.locator('.heard').textContent()).toBe('');
+      expect(await turn.locator('.unheard').textContent()).toBe('It is noon.');
+      expect(await turn.locator('.meta').textContent()).toBe('#1');
+
+      await hark.line('web.staying');
+      await expect.poll(() => page.locator('#state').textContent()).toBe('input ended');
+      // The chart's legend names its lines, without a value nobody asked for.
+      await page.locator('#chart canvas').first().waitFor();
+      const legend = (await page.locator('#chart .u-legend').textContent()) ?? '';
+      expect(legend).toContain('transcript');
+      expect(legend).not.toContain('--');
+
+      // A voice test that cannot play says so in the conversation, not only in the log.
+      await page.locator('#voice-button').click();
+      const failedTest = page.locator('li.event.voice-test.failed');
+      await failedTest.waitFor({ timeout: 20_000 });
+      expect(await failedTest.locator('.failed').textContent()).toMatch(
+        /^voice test “Hello! This is how I sound\. Do you like my voice\?” failed: playback failed: sh exited with 1/,
+      );
+      expect(await failedTest.locator('.fix').textContent()).toMatch(/hark devices/);
+
+      // Everything open, the page still fits the phone.
+      for (const panel of ['config-panel', 'doctor-panel', 'log-panel'])
+        await page.locator(`#${panel} summary`).click();
+      await page.locator('#doctor tr.check').first().waitFor({ timeout: 20_000 });
+      expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
+      await screenshot(page, 'phone-failed');
+      // The one error Chromium logs is the voice test's answer: it failed.
+      expect(errors).toEqual([expect.stringContaining('status of 500 (Internal Server Error) (http://127.0.0.1:')]);
+      expect(errors[0]).toMatch(/\/api\/voice-test\)$/);
+      await page.close();
+    } finally {
+      exit = await hark.stop();
+      await service.close();
+    }
+    // Nothing it said could be played.
+    expect(exit).toBe(1);
   });
 });

@@ -1,15 +1,19 @@
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pcmToWav, readWavInfo } from '../../src/audio/wav-header.js';
 import { runFfmpeg } from '../../src/audio/ffmpeg.js';
 import { HARK, cleanEnv, runHark } from '../helpers/cli.js';
 import { toneWav } from '../helpers/audio.js';
 import { UTTERANCE } from '../helpers/speech.js';
+
+/** A PNG of one red pixel. */
+const ONE_PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 
 const dir = mkdtempSync(join(tmpdir(), 'hark-cli-'));
 
@@ -52,6 +56,7 @@ describe('hark CLI', () => {
     const recording = join(dir, 'recording.wav');
     writeFileSync(precious, "the user's own file");
     writeFileSync(recording, await readFile(UTTERANCE));
+    writeFileSync(join(dir, 'notes.txt.wav'), 'some words, not a model');
     const headerOnly = join(dir, 'header.wav');
     writeFileSync(headerOnly, pcmToWav(new Int16Array(0), 16000));
     const cases: [string[], RegExp][] = [
@@ -62,10 +67,16 @@ describe('hark CLI', () => {
       [['say', 'hello', '-o', join(dir, 'nodir', 's.wav')], /nodir\/s\.wav: no such directory/],
       [['demo', '-o', dir], /: is a directory/],
       [['run', '--input', recording, '-o', join(dir, 'reply.txt')], /reply\.txt: hark writes WAV here; name it \.wav/],
+      [['run', '--input', recording, '-o', join(dir, 'out.mp3')], /out\.mp3: hark writes WAV here; name it \.wav/],
+      [['transcribe', '--language', 'xx', recording], /--language: "xx" is not a language code \(ISO 639/],
       [['run', '--fast'], /--fast reads an input file: give it with --input/],
       [['--config', '', 'chat', 'hi'], /--config was given no file/],
       [['wake', 'scan', join(dir, 'missing.wav')], /missing\.wav: no such file/],
       [['wake', 'scan', recording, '--models', 'nosuch'], /unknown wake-word model "nosuch"/],
+      [
+        ['wake', 'scan', recording, '--models', join(dir, 'notes.txt.wav')],
+        /notes\.txt\.wav: not a wake-word model \(onnxruntime cannot read it as ONNX: Protobuf parsing failed\)/,
+      ],
       [['tools', 'call', 'nosuch', '{}'], /there is no tool named nosuch \(known: get_time/],
       [['transcribe', headerOnly], /header\.wav: holds no audio/],
       [['say', '   ', '-o', join(dir, 'blank.wav')], /nothing to say/],
@@ -77,6 +88,8 @@ describe('hark CLI', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr).not.toMatch(/\n\s+at /);
+      // Said before any work: the stand-in never started.
+      expect(`${result.stdout}${result.stderr}`, args.join(' ')).not.toMatch(/sim\.started|starting the stand-in/);
     }
     const clip = { HARK_VOICE_REFERENCE: recording, HARK_VOICE_REFERENCE_TEXT: 'What I said in the recording.' };
     for (const args of [
@@ -96,17 +109,37 @@ describe('hark CLI', () => {
   it('chat refuses an attachment it cannot send, naming it, before asking anything', async () => {
     const notes = join(dir, 'notes.txt');
     writeFileSync(notes, 'just some words');
+    const photo = join(dir, 'photo.png');
+    writeFileSync(photo, Buffer.from(ONE_PIXEL_PNG, 'base64'));
+    const soundNamedPng = join(dir, 'sound.png');
+    writeFileSync(soundNamedPng, await readFile(UTTERANCE));
+    const VL = ['--model', 'Ling-3.0-flash-VL'];
     const cases: [string[], RegExp][] = [
       [['--api', 'messages', '--audio', UTTERANCE], /--video and --audio go to the chat-completions endpoint/],
       [['--image', join(dir, 'missing.png')], /missing\.png: no such file/],
       [['--image', dir], /: is a directory, not an image to attach/],
       [['--image', notes], /notes\.txt: unknown media type/],
+      [
+        ['--image', photo],
+        /^hark: Ling-3\.0-flash takes no images: ask one that does with --model Ling-3\.0-flash-VL\n$/,
+      ],
+      [['--api', 'messages', '--image', photo], /^hark: Ling-3\.0-flash takes no images: ask one that does/],
+      [
+        ['--audio', UTTERANCE],
+        /takes no audio, nor does any model of edition A .*--model Ming-3\.0-audio-flash with HARK_SERVICE_EDITION=B/,
+      ],
+      [[...VL, '--image', UTTERANCE], /utterance-8k\.wav: is audio, not an image\n$/],
+      [[...VL, '--image', soundNamedPng], /sound\.png: is not an image: its bytes are not PNG\n$/],
     ];
     for (const [args, message] of cases) {
       const result = await runHark(['--sim', 'chat', ...args, 'what is this?']);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
     }
+    // Sent to the model that takes it: an answer, and no warning about settings the user never chose.
+    const seen = await runHark(['--sim', 'chat', ...VL, '--image', photo, 'what is this?']);
+    expect(seen.code).toBe(0);
+    expect(seen.stderr).toBe('');
   });
 
   it('sim refuses a script or voice it cannot use, at once, instead of serving without it', async () => {
@@ -138,6 +171,26 @@ describe('hark CLI', () => {
     expect(short.stderr).toMatch(/HARK_WEB_TOKEN is too short/);
   });
 
+  it('config check says where it prepared the voice clip, and refuses one with too little speech to clone from', async () => {
+    const cache = join(dir, 'cache');
+    const clip = { HARK_VOICE_REFERENCE: UTTERANCE, HARK_VOICE_REFERENCE_TEXT: 'What I said.', XDG_CACHE_HOME: cache };
+    const first = await runHark(['config', 'check'], { env: cleanEnv(clip) });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(
+      new RegExp(`^  voice clip: 5\\.4 s, prepared into ${cache}/hark/reference-[0-9a-f]{32}\\.wav$`, 'm'),
+    );
+    const again = await runHark(['config', 'check'], { env: cleanEnv(clip) });
+    expect(again.stdout).toMatch(new RegExp(`^  voice clip: 5\\.4 s, read from ${cache}/hark/reference-`, 'm'));
+    // Clipped noise: as loud as a voice all through, and no voice in it.
+    const noise = join(dir, 'noise.wav');
+    await runFfmpeg(['-f', 'lavfi', '-i', 'anoisesrc=c=pink:a=0.5', '-af', 'volume=12', '-t', '12', '-y', noise]);
+    const refused = await runHark(['config', 'check'], { env: cleanEnv({ ...clip, HARK_VOICE_REFERENCE: noise }) });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /noise\.wav: too little speech to clone a voice from: the VAD hears \d\.\d s of speech/,
+    );
+  });
+
   it('models lists both editions', async () => {
     const result = await runHark(['models']);
     expect(result.stdout).toMatch(/^A +Ring-2\.6-1T +chat, messages +- +yes/m);
@@ -164,6 +217,23 @@ describe('hark CLI', () => {
     for (const command of commands) expect(result.stdout).toMatch(new RegExp(`^  ${command}\\b.* {2}\\S`, 'm'));
   });
 
+  it('--version says the version of the package installed, so an upgrade shows', async () => {
+    // An installed copy whose package.json says another version (as after an upgrade).
+    const installed = mkdtempSync(join(tmpdir(), 'hark-installed-'));
+    cpSync(resolve(HARK, '../..'), join(installed, 'dist'), { recursive: true });
+    symlinkSync(resolve(HARK, '../../../node_modules'), join(installed, 'node_modules'));
+    writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: 'hark', version: '9.8.7', type: 'module' }));
+    const result = await new Promise<{ code: number | null; stdout: string }>((done) => {
+      const child = spawn(process.execPath, [join(installed, 'dist', 'bin', 'hark.js'), '--version'], {
+        env: cleanEnv(),
+      });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.on('close', (code) => done({ code, stdout }));
+    });
+    expect(result).toEqual({ code: 0, stdout: '9.8.7\n' });
+  });
+
   it('without a key, says where to put one and exits 2', async () => {
     const result = await runHark(['chat', 'hi']);
     expect(result.code).toBe(2);
@@ -173,7 +243,9 @@ describe('hark CLI', () => {
   it('a bad config value stops it with the file and field named', async () => {
     const result = await runHark(['--sim', 'chat', 'hi'], { env: cleanEnv({ HARK_CHAT_TEMPERATURE: '7' }) });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/environment: chat.temperature: must be at most 1 \(got 7\)/);
+    expect(result.stderr).toMatch(
+      /environment: HARK_CHAT_TEMPERATURE \(chat.temperature\): must be at most 1 \(got 7\)/,
+    );
   });
 
   it('sim on a port another program listens on says so, and exits 2', async () => {

@@ -56,7 +56,10 @@ describe('hark sim and the user key', () => {
         env: cleanEnv({ HARK_SERVICE_BASE_URL: url, HARK_API_KEY: userKey }),
       });
       expect(withUserKey.code).toBe(1);
-      expect(withUserKey.stderr).toMatch(/HTTP 401/);
+      // The refusal, and what to do about it.
+      expect(withUserKey.stderr).toMatch(
+        /^hark: chat: HTTP 401 authentication_error: .*; check the API key: HARK_API_KEY, or the systemd credential hark-api-key/,
+      );
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.on('close', resolve));

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanEnv, runHark } from '../helpers/cli.js';
+import { UTTERANCE } from '../helpers/speech.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hark-players-e2e-'));
 
@@ -48,5 +49,40 @@ describe('hark voice test', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/hark: playback failed: sh exited with 1: audio open error: Device or resource busy/);
+  });
+});
+
+describe('hark run with no usable output device', () => {
+  it('fails the turn it could not play, without a latency for sound that never was, restarts the player seldom, and exits 1 with the fix', async () => {
+    const starts = join(dir, 'player-starts');
+    const result = await runHark(['--sim', 'run', '--input', UTTERANCE, '--fast'], {
+      env: cleanEnv({
+        HARK_WAKE_ENGINE: 'none',
+        HARK_AUDIO_PLAYER: 'command',
+        HARK_AUDIO_PLAYER_COMMAND: `sh -c "echo started >> ${starts}; echo audio open error: No such device >&2; exit 1"`,
+      }),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'hark: nothing hark said could be played (sh exited with 1: audio open error: No such device): ' +
+        'list the output devices with `hark devices` and set audio.playbackDevice (HARK_AUDIO_PLAYBACK_DEVICE), ' +
+        'or write what hark says to a file with -o FILE.wav\n',
+    );
+    const lines = result.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const turn = lines.find((l) => l.event === 'turn');
+    expect(turn).toMatchObject({
+      level: 'error',
+      stage: 'playback',
+      heard: '',
+      fix: expect.stringContaining('hark devices'),
+    });
+    expect(turn?.latencyMs).not.toHaveProperty('firstSamplePlayed');
+    // The run takes some seconds: waits of 0.5, 1, 2 and 4 s between starts (it used to start one every 25 ms).
+    const started = readFileSync(starts, 'utf8').trim().split('\n').length;
+    expect(started).toBeLessThanOrEqual(5);
+    expect(lines.filter((l) => l.event === 'player.failed')).toHaveLength(started);
   });
 });

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,26 @@ describe('the status page, served by hark run', () => {
     expect(result.stdout).not.toMatch(/hark\.listening/);
   });
 
+  it('run --web whose port is taken fails at once, naming the port and what holds it', async () => {
+    const holder = createServer();
+    const port = await new Promise<number>((resolve) =>
+      holder.listen(0, '127.0.0.1', () => resolve((holder.address() as AddressInfo).port)),
+    );
+    try {
+      const result = await runHark(['run', '--input', UTTERANCE, '--web', '-o', join(dir, 'taken.wav')], {
+        env: cleanEnv({ ...service(), HARK_WEB_LISTEN: `127.0.0.1:${port}` }),
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `hark: --web: the status page cannot listen: port ${port} is taken by node (pid ${process.pid}) (127.0.0.1:${port}); ` +
+          'set web.listen to a free address (HARK_WEB_LISTEN=127.0.0.1:8791)\n',
+      );
+      expect(result.stdout).not.toMatch(/hark\.listening/);
+    } finally {
+      holder.close();
+    }
+  });
+
   it('run --input --web: the turn is in /api/turns and /api/state, and the page stays up until Ctrl-C', async () => {
     sim.script.transcript('What is the tallest mountain?').reply('It is Mount Everest. It is very high.');
     const hark = await startWebHark(
@@ -56,7 +77,8 @@ describe('the status page, served by hark run', () => {
       );
       expect(stats.firstSamplePlayed?.median).toBeGreaterThan(0);
       const state = (await (await fetch(`${hark.url}api/state`)).json()) as { state: string; conversation: unknown[] };
-      expect(state.state).toBe('listening');
+      // The file has been heard to its end: hark listens to nothing now, and the page says so.
+      expect(state.state).toBe('input ended');
       expect(state.conversation).toHaveLength(1);
     } finally {
       expect(await hark.stop()).toBe(0);

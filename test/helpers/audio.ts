@@ -47,3 +47,33 @@ export function correlationAt(
   }
   return dot / Math.sqrt(a * b || 1);
 }
+
+/**
+ * A quiet room: pink noise (Paul Kellet's filter over seeded white noise) at `levelDbfs` RMS,
+ * 16 kHz. The same seed gives the same noise.
+ */
+export function roomNoise(durationMs: number, levelDbfs: number, seed = 1): Int16Array {
+  const n = Math.round((durationMs / 1000) * 16000);
+  const pink = new Float64Array(n);
+  let state = seed >>> 0 || 1;
+  const white = (): number => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 31 - 1;
+  };
+  let [b0, b1, b2] = [0, 0, 0];
+  let power = 0;
+  // A second of the filter first: it starts at rest, and its slowest pole takes that long to fill.
+  for (let i = -16000; i < n; i++) {
+    const w = white();
+    b0 = 0.99765 * b0 + w * 0.099046;
+    b1 = 0.963 * b1 + w * 0.2965164;
+    b2 = 0.57 * b2 + w * 1.0526913;
+    if (i < 0) continue;
+    pink[i] = b0 + b1 + b2 + w * 0.1848;
+    power += (pink[i] as number) ** 2;
+  }
+  const gain = (32768 * 10 ** (levelDbfs / 20)) / Math.sqrt(power / Math.max(1, n));
+  return Int16Array.from(pink, (v) => Math.max(-32768, Math.min(32767, Math.round(v * gain))));
+}

@@ -23,12 +23,21 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** A page that keeps every console error and uncaught exception, and (in `window.levels`) every value the level meter shows. */
-export async function watchedPage(browser: Browser): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+/** A phone's screen: 390 CSS pixels wide (an iPhone 12 to 15). */
+export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+
+/**
+ * A page that keeps every console error and uncaught exception, and (in `window.levels`) every
+ * value the level meter shows; on a desktop's screen unless told `PHONE`.
+ */
+export async function watchedPage(
+  browser: Browser,
+  screen: Parameters<Browser['newPage']>[0] = { viewport: { width: 1200, height: 1400 } },
+): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage(screen);
   const errors: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
+    if (message.type() === 'error') errors.push(`${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => errors.push(error.message));
   // Runs in the page (a string: these tests are not compiled against the DOM's types).
@@ -42,6 +51,12 @@ export async function watchedPage(browser: Browser): Promise<{ page: Page; error
       });`,
   });
   return { page, errors };
+}
+
+/** How far the page is wider than its window, in CSS pixels: a phone would scroll it sideways. */
+export function sidewaysScroll(page: Page): Promise<number> {
+  // Against the layout viewport: a phone's window widens to what overflows it (window.innerWidth).
+  return page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

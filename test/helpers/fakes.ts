@@ -7,6 +7,8 @@ export class FakePlayer extends ClockedPlayer {
   readonly writes: Buffer[] = [];
   stops = 0;
   pauses = 0;
+  /** While set, nothing written sounds: a player waiting to start again after failing, in these words. */
+  down: string | undefined;
 
   constructor(sampleRateHz: number, now: () => number) {
     super(sampleRateHz, { now, scheduler: asyncScheduler });
@@ -14,6 +16,15 @@ export class FakePlayer extends ClockedPlayer {
 
   protected output(pcm: Buffer): void {
     this.writes.push(pcm);
+  }
+
+  protected override notPlaying(): string | undefined {
+    return this.down;
+  }
+
+  /** The device fails now, as a player process that dies: what it had not played is lost. */
+  die(why: string): void {
+    this.failed(why);
   }
 
   protected discard(): void {

@@ -94,6 +94,25 @@ export class DelayEstimator {
     }
   }
 
+  /**
+   * `samples` of silence on both sides, as when nothing plays and nothing is measured: the
+   * windows hold nothing to compare until audio is pushed again (no estimate is made on them).
+   */
+  skip(samples: number): void {
+    const decimated = Math.floor(samples / DECIMATION);
+    if (decimated >= this.ref.length) {
+      this.mic.fill(0);
+      this.ref.fill(0);
+    } else {
+      for (let i = 0; i < decimated; i++) {
+        this.mic[(this.written + i) % this.mic.length] = 0;
+        this.ref[(this.written + i) % this.ref.length] = 0;
+      }
+    }
+    this.written += decimated;
+    this.sinceEstimate = 0;
+  }
+
   /** The tracked delay, or null before any estimate was sure enough. */
   estimate(): DelayEstimate | null {
     return this.current;

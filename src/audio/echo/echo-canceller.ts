@@ -117,6 +117,27 @@ export class AcousticEchoCanceller {
     return new AcousticEchoCanceller(speex, reference, estimator, options);
   }
 
+  /**
+   * Whether frames from `captureTimeMs` on, as long as `mic`, are out of reach of anything hark
+   * played (the filter's span, and the window the delay is measured over): then they pass as
+   * they are, and cost next to nothing, but the canceller counts them as it does a silence.
+   * Whole frames of `frameSamples`.
+   */
+  passes(mic: Int16Array, captureTimeMs: number): boolean {
+    const rate = this.options.sampleRateHz;
+    const { maxDelayMs, delayWindowMs, tailMs } = this.options;
+    const reach = Math.max(maxDelayMs + delayWindowMs, this.shiftMs + tailMs);
+    if (this.reference.playing(captureTimeMs - reach, captureTimeMs + (mic.length / rate) * 1000)) return false;
+    this.estimator.skip(mic.length);
+    this.recent.length = 0;
+    const frames = mic.length / this.frameSamples;
+    for (let i = 0; i < frames; i++) this.verdict = this.trust.idle();
+    this.idleFrames += frames;
+    const level = dbfs(rms(mic));
+    this.last = { micDbfs: level, outDbfs: level, echoDbfs: -120, active: false };
+    return true;
+  }
+
   /** One frame of microphone audio whose first sample was captured at `captureTimeMs` (the player's clock). */
   cancel(mic: Int16Array, captureTimeMs: number): Int16Array {
     const n = this.frameSamples;

@@ -1,4 +1,4 @@
-import { chatMediaKinds, effortEffective, isKnownModel, thinkingEffective, type Edition } from '../models.js';
+import { chatMediaKinds, effortEffective, isKnownModel, type Edition } from '../models.js';
 import { LIMITS } from '../limits.js';
 import { Checker, isObject, measured } from './checker.js';
 import { audioDurationMs } from './transcription.js';
@@ -65,10 +65,7 @@ export function checkChatBody(input: unknown, edition: Edition): Checker {
   if (body.reasoning !== undefined && typeof model === 'string' && !effortEffective(edition, model)) {
     check.warn(`reasoning.effort has no effect on ${model} in edition ${edition} (only Ring-2.6-1T, edition A)`);
   }
-  checkThinking(check, body.thinking);
-  if (body.thinking !== undefined && typeof model === 'string' && !thinkingEffective(edition, model)) {
-    check.warn(`thinking has no effect on ${model} in edition ${edition}`);
-  }
+  checkThinking(check, body.thinking, model, edition);
   return check;
 }
 

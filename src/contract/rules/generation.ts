@@ -1,4 +1,5 @@
 import { LIMITS } from '../limits.js';
+import { thinkingEffective, type Edition } from '../models.js';
 import { isObject, type Checker } from './checker.js';
 
 const EFFORTS = ['high', 'xhigh'] as const;
@@ -11,9 +12,16 @@ export function checkSampling(check: Checker, body: Record<string, unknown>): vo
   check.optionalBoolean('stream', body.stream);
 }
 
-export function checkThinking(check: Checker, thinking: unknown): void {
+/**
+ * `thinking`, and a warning when it is turned on for a model that does not think. Turning it
+ * off for such a model is no mistake: hark's default turns it off for whichever model it asks.
+ */
+export function checkThinking(check: Checker, thinking: unknown, model: unknown, edition: Edition): void {
   if (thinking !== undefined && check.optionalObject('thinking', thinking) && thinking) {
     check.oneOf('thinking.type', thinking.type, THINKING_TYPES);
+    if (thinking.type === 'enabled' && typeof model === 'string' && !thinkingEffective(edition, model)) {
+      check.warn(`thinking has no effect on ${model} in edition ${edition}`);
+    }
   }
 }
 

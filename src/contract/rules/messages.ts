@@ -1,4 +1,4 @@
-import { effortEffective, isKnownModel, messagesMediaKinds, thinkingEffective, type Edition } from '../models.js';
+import { effortEffective, isKnownModel, messagesMediaKinds, type Edition } from '../models.js';
 import { Checker, isObject } from './checker.js';
 import { checkModel } from './model.js';
 import { checkEffort, checkMessageList, checkSampling, checkThinking } from './generation.js';
@@ -40,10 +40,7 @@ export function checkMessagesBody(input: unknown, edition: Edition): Checker {
   if (body.output_config !== undefined && typeof model === 'string' && !effortEffective(edition, model)) {
     check.warn(`output_config.effort has no effect on ${model} in edition ${edition} (only Ring-2.6-1T, edition A)`);
   }
-  checkThinking(check, body.thinking);
-  if (body.thinking !== undefined && typeof model === 'string' && !thinkingEffective(edition, model)) {
-    check.warn(`thinking has no effect on ${model} in edition ${edition}`);
-  }
+  checkThinking(check, body.thinking, model, edition);
   return check;
 }
 

@@ -9,6 +9,7 @@ function scripted(frames: { possible: boolean; trusted: boolean; realignments?: 
   const current = () => frames[Math.max(0, index)] as (typeof frames)[number];
   return {
     frameSamples: 256,
+    passes: () => false,
     cancel: (mic: Int16Array) => {
       index++;
       return mic;

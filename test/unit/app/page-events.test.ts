@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { pageEvents } from '../../../src/app/page-events.js';
+import { PLAYBACK_FIX, PlaybackError } from '../../../src/audio/playback-error.js';
+import { API_KEY_FIX } from '../../../src/config/load.js';
 import type { Turn } from '../../../src/dialog/turn.js';
+import { ServiceError } from '../../../src/service/errors.js';
+import type { TurnSummary } from '../../../src/web/wire.js';
 import type { AssistantEvent } from '../../../src/pipeline/events.js';
 
 const TRANSCRIPT = {
@@ -53,6 +57,26 @@ describe('the page’s events, from the loop’s', () => {
     expect(toPage({ type: 'turn', turn: turn(false) })).toMatchObject({
       turn: { id: 2, unheard: '', interrupted: false },
     });
+  });
+
+  it('a failed turn says at which stage, and what to do when hark knows: a refused key, a player that cannot play', () => {
+    const toPage = pageEvents();
+    const refused = new ServiceError({
+      endpoint: 'chat',
+      status: 401,
+      type: 'authentication_error',
+      message: 'bad key',
+    });
+    expect(toPage({ type: 'turn', turn: { ...turn(false), failed: refused } })).toMatchObject({
+      turn: { failed: { stage: 'reply', error: 'chat: HTTP 401 authentication_error: bad key', fix: API_KEY_FIX } },
+    });
+    const lost = new PlaybackError('aplay exited with 1', 0, 100);
+    expect(toPage({ type: 'turn', turn: { ...turn(false), failed: lost } })).toMatchObject({
+      turn: { failed: { stage: 'playback', error: 'aplay exited with 1', fix: PLAYBACK_FIX } },
+    });
+    const unknown = toPage({ type: 'turn', turn: { ...turn(false), failed: new Error('tts failed') } });
+    expect(unknown).toMatchObject({ turn: { failed: { stage: 'playback', error: 'tts failed' } } });
+    expect((unknown as { turn: TurnSummary }).turn.failed).not.toHaveProperty('fix');
   });
 
   it('leaves audio out: no per-frame events, one speech event per utterance, no samples in unknown events', () => {

@@ -1,3 +1,5 @@
+import type { ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +10,7 @@ import { FilePlayer } from '../../../src/audio/file-player.js';
 import { pcmSource } from '../../../src/audio/file-source.js';
 import { Reframer } from '../../../src/audio/frames.js';
 import { PlaybackClock } from '../../../src/audio/playback-clock.js';
+import type { PlaybackError } from '../../../src/audio/playback-error.js';
 import { ClockedPlayer } from '../../../src/audio/player.js';
 import { readWavInfo } from '../../../src/audio/wav-header.js';
 import { createMemoryLogger } from '../../../src/system/logger.js';
@@ -290,6 +293,37 @@ describe('CommandPlayer', () => {
     expect(sizes).toContain(750 * 32);
   });
 
+  it('a command that always fails is started a few times a minute however often hark writes, and nothing written is taken for played', () => {
+    let now = 0;
+    const started: ExitingChild[] = [];
+    const logger = createMemoryLogger();
+    const player = new CommandPlayer('aplay -q', 16000, logger, { now: () => now, scheduler: asyncScheduler }, () => {
+      const child = new ExitingChild();
+      started.push(child);
+      return child.process;
+    });
+    const lost: PlaybackError[] = [];
+    player.failures.subscribe((failure) => lost.push(failure));
+    const written: [number, number][] = [];
+    // A minute of writes every 25 ms (a reply, earcons, meters' worth); each start fails at once.
+    for (now = 0; now < 60_000; now += 25) {
+      const from = player.writtenSamples();
+      written.push([from, player.write(pcm(25, 16000))]);
+      started.at(-1)?.fails('aplay: main:831: audio open error: No such device');
+    }
+    // Waits of 0.5, 1, 2, 4, 8, 16, 30 s: 8 starts in the first minute, where there were 2400 writes.
+    expect(started.length).toBeLessThanOrEqual(8);
+    const failed = logger.lines.filter((l) => l.event === 'player.failed');
+    expect(failed).toHaveLength(started.length);
+    expect(failed.at(-1)).toMatchObject({
+      error: 'aplay exited with 1: aplay: main:831: audio open error: No such device',
+      retryInMs: 30_000,
+      fix: expect.stringMatching(/hark devices.*audio\.playbackDevice.*-o FILE\.wav/) as unknown,
+    });
+    const unreported = written.filter(([from, to]) => !lost.some((l) => l.fromSample <= from && l.toSample >= to));
+    expect(unreported).toEqual([]);
+  });
+
   it('logs a command that cannot start, and keeps going', async () => {
     const logger = watchedLogger();
     const player = new CommandPlayer('no-such-player-binary -q', 16000, logger);
@@ -298,6 +332,32 @@ describe('CommandPlayer', () => {
     await player.close();
   });
 });
+
+/** A player process that the test ends: it exits with an error the moment it is told to. */
+class ExitingChild extends EventEmitter {
+  readonly stdin = Object.assign(new EventEmitter(), { write: () => true, end: () => undefined });
+  readonly stderr = new EventEmitter();
+  exitCode: number | null = null;
+  signalCode: NodeJS.Signals | null = null;
+
+  /** What CommandPlayer sees: the parts of a ChildProcess it uses. */
+  get process(): ChildProcess {
+    return this as unknown as ChildProcess;
+  }
+
+  fails(said: string): void {
+    if (this.exitCode !== null) return;
+    this.exitCode = 1;
+    this.stderr.emit('data', Buffer.from(`${said}\n`));
+    this.emit('close', 1, null);
+  }
+
+  kill(signal: NodeJS.Signals): boolean {
+    this.signalCode = signal;
+    this.emit('close', null, signal);
+    return true;
+  }
+}
 
 describe('pcmSource', () => {
   it('in real time, sends chunk n when it would have been captured, (n + 1) * chunkMs from the start', () => {

@@ -94,10 +94,25 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('blames the environment for a bad environment value', () => {
+  it('blames the environment for a bad environment value, naming the variable that was set', () => {
     expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_VAD_START_THRESHOLD: '1.5' } }))).toEqual([
-      'environment: vad.startThreshold: must be at most 1 (got 1.5)',
+      'environment: HARK_VAD_START_THRESHOLD (vad.startThreshold): must be at most 1 (got 1.5)',
     ]);
+  });
+
+  it('refuses a transcription language that is no language code', () => {
+    const path = file('transcription:\n  language: english\n');
+    expect(problemsOf(() => loadConfig({ configPath: path, env: bare }))).toEqual([
+      `${path}: transcription.language: "english" is not a language code (ISO 639, such as en, zh or de)`,
+    ]);
+    expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_TRANSCRIPTION_LANGUAGE: 'xx' } }))).toEqual([
+      'environment: HARK_TRANSCRIPTION_LANGUAGE (transcription.language): "xx" is not a language code (ISO 639, such as en, zh or de)',
+    ]);
+    for (const code of ['en', 'zh', 'yue', 'pt-BR']) {
+      expect(loadConfig({ env: { ...bare, HARK_TRANSCRIPTION_LANGUAGE: code } }).config.transcription.language).toBe(
+        code,
+      );
+    }
   });
 
   it('refuses a HARK_ variable that is no option', () => {
@@ -230,7 +245,7 @@ describe('loadConfig', () => {
 
   it('asks for an http or https service URL', () => {
     expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_SERVICE_BASE_URL: 'ftp://x' } }))).toEqual([
-      'environment: service.baseUrl: an http:// or https:// URL, such as https://api.ant-ling.com',
+      'environment: HARK_SERVICE_BASE_URL (service.baseUrl): an http:// or https:// URL, such as https://api.ant-ling.com',
     ]);
   });
 
@@ -261,12 +276,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: bare }).config.web).toEqual({ enabled: true, listen: '127.0.0.1:8790' });
     expect(loadConfig({ env: { ...bare, HARK_WEB_LISTEN: '[::]:0' } }).config.web.listen).toBe('[::]:0');
     expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_WEB_LISTEN: '8790' } }))[0]).toMatch(
-      /environment: web\.listen: host:port, such as 127\.0\.0\.1:8790/,
+      /environment: HARK_WEB_LISTEN \(web\.listen\): host:port, such as 127\.0\.0\.1:8790/,
     );
     // No port at all: said once, not also as a port too high.
     expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_WEB_LISTEN: 'localhost' } }))).toHaveLength(1);
     expect(problemsOf(() => loadConfig({ env: { ...bare, HARK_WEB_LISTEN: '0.0.0.0:70000' } }))[0]).toMatch(
-      /web\.listen: the port must be at most 65535/,
+      /HARK_WEB_LISTEN \(web\.listen\): the port must be at most 65535/,
     );
   });
 
@@ -312,7 +327,7 @@ describe('environment names', () => {
 describe('reply.input: audio', () => {
   it('is refused, with what it needs, for a model or edition that cannot hear', () => {
     expect(() => loadConfig({ env: { HARK_REPLY_INPUT: 'audio' } })).toThrow(
-      /reply\.input: audio needs the chat-completions endpoint \(service\.api: chat\), edition B and a chat model that takes audio \(Ming-3\.0-audio-flash\); got service\.api chat, edition A, chat\.model Ling-3\.0-flash/,
+      /HARK_REPLY_INPUT \(reply\.input\): audio needs the chat-completions endpoint \(service\.api: chat\), edition B and a chat model that takes audio \(Ming-3\.0-audio-flash\); got service\.api chat, edition A, chat\.model Ling-3\.0-flash/,
     );
     const config = loadConfig({
       env: { HARK_REPLY_INPUT: 'audio', HARK_SERVICE_EDITION: 'B', HARK_CHAT_MODEL: 'Ming-3.0-audio-flash' },

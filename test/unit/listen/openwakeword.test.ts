@@ -1,10 +1,12 @@
-import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenWakeWord } from '../../../src/listen/openwakeword.js';
+import type * as Ort from 'onnxruntime-node';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { OpenWakeWord, type WakeBacklog } from '../../../src/listen/openwakeword.js';
 import { packageModelsDir, PRETRAINED_WAKE_MODELS, WakeModelsMissingError } from '../../../src/listen/wake-models.js';
 import type { WakeWordDetection, WakeWordDetector, WakeWordScores } from '../../../src/pipeline/ports.js';
+import { roomNoise } from '../../helpers/audio.js';
 import { FIXTURES, fixtureSamples, MONOLOGUE, UTTERANCE } from '../../helpers/speech.js';
 
 /** The committed clips: real speech, then a wake word and a command said in one breath (see test/fixtures/README.md). */
@@ -75,15 +77,15 @@ describe('OpenWakeWord with the six pre-trained models', () => {
     for (const peak of Object.values(peaks)) expect(peak).toBeLessThan(0.5);
   }, 30_000);
 
-  it('scores every 40 ms step for every model, in stream time', async () => {
+  it('scores every 80 ms step for every model, in stream time', async () => {
     detector.reset();
     const steps: WakeWordScores[] = [];
     const subscription = detector.scores.subscribe((s) => steps.push(s));
     detector.push(new Int16Array(at(400)));
     await detector.drain();
     subscription.unsubscribe();
-    expect(steps).toHaveLength(10);
-    expect(steps[1]?.atMs ?? 0).toBeCloseTo((steps[0]?.atMs ?? 0) + 40);
+    expect(steps).toHaveLength(5);
+    expect(steps[1]?.atMs ?? 0).toBeCloseTo((steps[0]?.atMs ?? 0) + 80);
     expect(Object.keys(steps[0]?.scores ?? {})).toEqual([
       'hey_jarvis',
       'alexa',
@@ -186,23 +188,115 @@ describe('wake-word models', () => {
     await detector.close();
   });
 
-  it('refuses a file that is not an openWakeWord model', async () => {
+  it('refuses a file that is not an openWakeWord model, or no model at all, naming it', async () => {
     const modelsDir = packageModelsDir() as string;
     await expect(OpenWakeWord.load({ models: [join(modelsDir, 'embedding_model.onnx')], ...options })).rejects.toThrow(
       /not an openWakeWord model/,
     );
+    const text = join(mkdtempSync(join(tmpdir(), 'hark-not-a-model-')), 'hey_hark.onnx');
+    writeFileSync(text, 'some words, not a model');
+    const error = await OpenWakeWord.load({ models: [text], ...options }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WakeModelsMissingError);
+    expect((error as Error).message).toBe(
+      `${text}: not a wake-word model (onnxruntime cannot read it as ONNX: Protobuf parsing failed); ` +
+        'give the path of an openWakeWord classifier (.onnx), or the name of a pre-trained one',
+    );
   });
 });
 
-describe('OpenWakeWord backlog', () => {
-  it('drops the oldest audio beyond maxBacklogMs rather than queueing without end, and keeps the clock', async () => {
-    const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, maxBacklogMs: 1000 });
+describe('OpenWakeWord in a quiet room', () => {
+  /** The hey_jarvis clip from the start of its wake word, after `quietMs` of a quiet room. */
+  async function afterQuiet(quietMs: number): Promise<Int16Array> {
+    const jarvis = clip('hey_jarvis');
+    const said = (await fixtureSamples(join(FIXTURES, jarvis.file))).slice(at(jarvis.wakeStartMs - 200));
+    return Int16Array.from([...roomNoise(quietMs, -60), ...said]);
+  }
+
+  it('runs no model while the room is quiet, and meters say 0', async () => {
+    const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options });
+    const ort = await import('onnxruntime-node');
+    // The class every session is made of (InferenceSession.create is its factory).
+    const sessionClass = ort.InferenceSession as unknown as { prototype: Ort.InferenceSession };
+    const run = vi.spyOn(sessionClass.prototype, 'run');
     const steps: WakeWordScores[] = [];
     detector.scores.subscribe((s) => steps.push(s));
+    expect(await listen(detector, roomNoise(10_000, -60))).toEqual([]);
+    await detector.close();
+    expect(run).not.toHaveBeenCalled();
+    run.mockRestore();
+    // 10 s and the second of quiet the helper adds: 137 steps of 80 ms.
+    expect(steps).toHaveLength(137);
+    expect(steps.every((s) => s.scores.hey_jarvis === 0)).toBe(true);
+  });
+
+  it(
+    'hears a wake word after quiet as if it had scored every step: the same score, where it was said',
+    { timeout: 30_000 },
+    async () => {
+      const audio = await afterQuiet(4000);
+      const results: { found: WakeWordDetection[]; peak: number }[] = [];
+      for (const everyStep of [true, false]) {
+        const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, everyStep });
+        let peak = 0;
+        detector.scores.subscribe((s) => (peak = Math.max(peak, s.scores.hey_jarvis ?? 0)));
+        results.push({ found: await listen(detector, audio), peak });
+        await detector.close();
+      }
+      const [every, attentive] = results as [(typeof results)[0], (typeof results)[0]];
+      expect(every.found).toHaveLength(1);
+      expect(attentive.found).toEqual(every.found);
+      expect(attentive.peak).toBeCloseTo(every.peak, 5);
+    },
+  );
+});
+
+describe('OpenWakeWord behind the microphone (live)', () => {
+  it(
+    'does less per step while audio waits, climbs back once it has kept up, and still hears the wake word',
+    { timeout: 30_000 },
+    async () => {
+      const jarvis = clip('hey_jarvis');
+      const said = await fixtureSamples(join(FIXTURES, jarvis.file));
+      const detector = await OpenWakeWord.load({
+        models: ['hey_jarvis'],
+        ...options,
+        maxBatchSteps: 4,
+        maxBacklogMs: 30_000,
+      });
+      const paces: WakeBacklog[] = [];
+      detector.backlog.subscribe((b) => paces.push(b));
+      const found: WakeWordDetection[] = [];
+      detector.detections.subscribe((d) => found.push(d));
+      // Eight seconds held while the models loaded, the wake word 1 s in; then a live microphone, 40 ms at a time.
+      detector.push(
+        Int16Array.from([...roomNoise(1000, -60), ...said, ...roomNoise(8000 - 1000 - said.length / 16, -60, 2)]),
+      );
+      for (let ms = 0; ms < 20_000; ms += 40) {
+        detector.push(roomNoise(40, -60, 3 + ms));
+        await detector.drain();
+      }
+      await detector.close();
+      expect(found).toHaveLength(1);
+      expect(found[0]?.endMs).toBeGreaterThanOrEqual(1000 + jarvis.wakeEndMs - 100);
+      expect(found[0]?.endMs).toBeLessThanOrEqual(1000 + jarvis.commandStartMs);
+      // At once the least work per step; back to all of it in steps, once it kept up (5 s of audio at each).
+      expect(paces.map((p) => p.pace)).toEqual(['noisy', 'steps', 'half', 'full']);
+      expect(paces[0]?.backlogMs).toBeGreaterThan(7000);
+      expect(detector.droppedMs).toBe(0);
+    },
+  );
+
+  it('drops the oldest audio only beyond maxBacklogMs, says so, and keeps the clock', async () => {
+    const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, maxBacklogMs: 1000 });
+    const steps: WakeWordScores[] = [];
+    const reports: WakeBacklog[] = [];
+    detector.scores.subscribe((s) => steps.push(s));
+    detector.backlog.subscribe((b) => reports.push(b));
     detector.push(new Int16Array(at(10_000)));
     await detector.drain();
     await detector.close();
     expect(detector.droppedMs).toBe(9000);
+    expect(reports[0]).toMatchObject({ droppedMs: 9000, backlogMs: 1000 });
     expect(steps.length).toBeLessThanOrEqual(26);
     expect(steps.at(-1)?.atMs).toBeGreaterThan(9900);
   });
@@ -250,14 +344,14 @@ describe('OpenWakeWord in noise (wake.denoise)', { timeout: 30_000 }, () => {
     }
   });
 
-  it('scores a wake word every 40 ms: a stream that starts 40 ms later scores it the same, and a strict threshold misses it less', async () => {
-    // With openWakeWord's 80-ms steps, peaks here ranged 0.81..1.00 and a start 40 ms later moved them by up to 0.11.
+  it('near a wake word scores windows every 20 ms: a stream that starts 40 ms later scores it the same, and a strict threshold misses it less', async () => {
+    // With openWakeWord's 80-ms steps alone, peaks here ranged 0.81..1.00 and a start 40 ms later moved them by up to 0.11.
     const runs = await heardAtEachPhase(true, 0.9);
     for (let k = 0; k < 4; k++) expect(Math.abs((runs[k]?.peak ?? 0) - (runs[k + 4]?.peak ?? 0))).toBeLessThan(0.03);
     expect(heard(runs)).toBeGreaterThanOrEqual(6);
   });
 
-  it('near a wake word, also scores the windows halfway between steps: heard from every phase, where the steps alone hear it from half', async () => {
+  it('near a wake word, also scores the windows between steps: heard from every phase, where the steps alone hear it from half', async () => {
     // Without the denoiser, the steps alone peaked 0.48 at half the phases.
     const halfway = await heardAtEachPhase(false);
     const stepsAlone = await heardAtEachPhase(false, options.threshold, Infinity);

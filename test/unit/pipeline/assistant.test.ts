@@ -6,7 +6,8 @@ import { defaultConfig, type HarkConfig } from '../../../src/config/schema.js';
 import type { ReplyEvent } from '../../../src/contract/reply.js';
 import { INTERRUPTED_MARK, type Message } from '../../../src/dialog/conversation.js';
 import type { ToolActivity } from '../../../src/dialog/tool-calls.js';
-import type { Turn } from '../../../src/dialog/turn.js';
+import { turnLatencies, type Turn } from '../../../src/dialog/turn.js';
+import { PlaybackError } from '../../../src/audio/playback-error.js';
 import { assistant } from '../../../src/pipeline/assistant.js';
 import type { AssistantEvent } from '../../../src/pipeline/events.js';
 import type { TranscribeResult, Vad } from '../../../src/pipeline/ports.js';
@@ -99,6 +100,8 @@ function run(
     announcements?: string;
     /** Frames from a turn's reply request to its other stages being built (in hark: a turn of the event loop). */
     stagesLateBy?: number;
+    /** Marbles of the player failing: `d` it dies (what it had not played is lost), `x` it cannot play until `o` (it is back). */
+    playerFails?: string;
   } = {},
 ): Run {
   const scheduler: TestScheduler = testScheduler();
@@ -115,6 +118,13 @@ function run(
     earcons: new RecordingEarcons(),
   };
   scheduler.run(({ cold, hot }) => {
+    if (options.playerFails) {
+      const why = 'aplay exited with 1: audio open error: No such device';
+      hot(options.playerFails).subscribe((what) => {
+        if (what === 'd') result.player.die(why);
+        result.player.down = what === 'x' ? why : what === 'o' ? undefined : result.player.down;
+      });
+    }
     const transcripts = [...script.transcripts];
     const replies = [...script.replies];
     const loop = hot(input, AUDIO).pipe(
@@ -422,6 +432,49 @@ describe('the assistant, microphone to speaker', () => {
     expect(r.turns[0]?.interrupted).toBe(false);
     expect(r.earcons.played).toEqual(['listening', 'thinking', 'error', 'thinking']);
     expect(r.turns[1]).toMatchObject({ failed: undefined, heard: 'Third one ends it.' });
+  });
+
+  describe('a player that fails', () => {
+    it('one that cannot play at all fails the turn at once, with its words: no first sound, nothing heard, the error earcon', () => {
+      const r = run(
+        'sssqq------------------------------|',
+        { transcripts: ['Tell me three things.'], replies: ['-a-b-(cd|)'] },
+        { playerFails: 'x' },
+      );
+      const [turn] = r.turns as [Turn];
+      expect(turn.failed).toBeInstanceOf(PlaybackError);
+      expect(turn.failed?.message).toBe('aplay exited with 1: audio open error: No such device');
+      expect(turn).toMatchObject({ interrupted: false, heard: '', audioMs: { played: 0 } });
+      expect(turnLatencies(turn)).not.toHaveProperty('firstSamplePlayed');
+      // It ends where its first audio was lost (10), not when that audio would have played out.
+      expect(statesOf(r)).toEqual(['5:thinking', '10:listening']);
+      expect(r.earcons.played).toEqual(['listening', 'thinking', 'error']);
+    });
+
+    it('one that dies mid-reply fails the turn: what had played before is what was heard', () => {
+      // The sentences play 10-20, 20-30, 30-40; the player dies at 25, half-way through the second.
+      const r = run(
+        'sssqq------------------------------|',
+        { transcripts: ['Tell me three things.'], replies: ['-a-b-(cd|)'] },
+        { playerFails: '-------------------------d' },
+      );
+      const [turn] = r.turns as [Turn];
+      expect(turn.failed).toBeInstanceOf(PlaybackError);
+      expect(turn).toMatchObject({ heard: 'First sentence is here. Second', audioMs: { played: 15 } });
+      // Its first sound, at 10, did sound: 8 frames after the speech ended.
+      expect(turnLatencies(turn).firstSamplePlayed).toBe(8);
+      expect(statesOf(r)).toEqual(['5:thinking', '10:speaking', '25:listening']);
+    });
+
+    it('audio lost before the reply is not the turn’s: a player back by then plays all of it', () => {
+      // Down from 2 to 7 (an earcon lost, say), and a failure at 7 with nothing queued.
+      const r = run(
+        'sssqq------------------------------|',
+        { transcripts: ['Tell me three things.'], replies: ['-a-b-(cd|)'] },
+        { playerFails: '--x----(od)' },
+      );
+      expect(r.turns[0]).toMatchObject({ failed: undefined, heard: r.turns[0]?.reply });
+    });
   });
 
   it('shutdown mid-reply: the turn is cut and recorded, and the loop ends though the microphone would go on', () => {

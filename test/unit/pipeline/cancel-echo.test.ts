@@ -13,6 +13,11 @@ class FakeCanceller implements EchoCanceller {
   /** The verdict on each frame in turn (the last one repeats). */
   verdicts: EchoVerdict[] = [{ possible: true, trusted: true, predictedDbfs: -30, lossDb: null, takenDb: 0 }];
   private verdict = this.verdicts[0] as EchoVerdict;
+  /** Captures after this time are out of reach of anything played (Infinity: every frame may hold an echo). */
+  quietFrom = Infinity;
+  passes(_mic: Int16Array, captureTimeMs: number): boolean {
+    return captureTimeMs >= this.quietFrom;
+  }
   cancel(mic: Int16Array, captureTimeMs: number): Int16Array {
     if (this.failing) throw new Error('trap');
     this.times.push(captureTimeMs);
@@ -76,6 +81,21 @@ describe('cancelEcho', () => {
       [true, -40],
       [false, null],
       [true, -120],
+    ]);
+  });
+
+  it('gives the canceller no frame that nothing played can reach: it passes as it was, with no echo in it', async () => {
+    const canceller = new FakeCanceller();
+    canceller.quietFrom = 10;
+    const out = await lastValueFrom(
+      from([frame(10), frame(12), frame(14)]).pipe(cancelEcho(canceller, 16000, watchedLogger()), toArray()),
+    );
+    // The first frame was captured from 8 ms: within reach, so cancelled; the others passed.
+    expect(canceller.times).toEqual([8, 9]);
+    expect(out.map((f) => f.samples[0])).toEqual([500, 1000, 1000]);
+    expect(out.slice(1).map((f) => [f.echoDbfs, f.echoTrusted, f.echoTakenDb])).toEqual([
+      [-120, true, 0],
+      [-120, true, 0],
     ]);
   });
 

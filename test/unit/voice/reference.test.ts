@@ -37,11 +37,25 @@ beforeAll(async () => {
     clip('long-big.wav'),
   ]);
   await runFfmpeg(['-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '15', '-y', clip('silence.wav')]);
+  // 15 s of pink noise driven far into clipping: as loud as a voice all through, and no voice.
+  await runFfmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    'anoisesrc=c=pink:a=0.5',
+    '-af',
+    'volume=12',
+    '-t',
+    '15',
+    '-y',
+    clip('noise.wav'),
+  ]);
   writeFileSync(clip('not-audio.wav'), 'this is text, not audio');
   mkdirSync(clip('a-folder'));
 });
 
-describe('prepareReference', () => {
+// Each clip prepared is decoded by ffmpeg and scored by Silero: seconds of a core, more on a busy machine.
+describe('prepareReference', { timeout: 30_000 }, () => {
   it.each(['speech.mp3', 'speech.flac', 'speech-stereo.wav'])(
     'turns %s into a mono WAV data URL the speech endpoint accepts',
     async (name) => {
@@ -110,7 +124,18 @@ describe('prepareReference', () => {
     ['a missing file', 'nowhere.wav', TEXT, /no such file/],
     ['a directory', 'a-folder', TEXT, /voice.reference \S+a-folder: is a directory, not an audio file/],
     ['a file that is not audio', 'not-audio.wav', TEXT, /ffmpeg cannot read it as audio/],
-    ['silence', 'silence.wav', TEXT, /only 0\.0 s of it sounds like speech/],
+    [
+      'silence',
+      'silence.wav',
+      TEXT,
+      /too little speech to clone a voice from: the VAD hears 0\.0 s of speech in its 15\.0 s/,
+    ],
+    [
+      'clipped noise',
+      'noise.wav',
+      TEXT,
+      /noise\.wav: too little speech to clone a voice from: the VAD hears \d\.\d s of speech in its 15\.0 s \(at least 2 s; give 10 to 30 s of clear speech\)/,
+    ],
   ])('refuses %s with a clear error', async (_what, name, text, message) => {
     const error = await prepareReference(clip(name), text, cache).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReferenceClipError);

@@ -119,6 +119,45 @@ describe('AcousticEchoCanceller: the reference on the player clock, the delay es
     expect(at(secondAt + 92 + 20)).toBe(false);
   });
 
+  it('lets frames out of reach of anything played pass at no cost, and cancels the next reply as well as when it saw every frame', async () => {
+    // A reply at 1 s, ten seconds of quiet, the same reply again (on the canceller's 16 ms frames).
+    const firstAt = 1008;
+    const secondAt = 16 * Math.round((firstAt + reply16k.length / 16 + 10_000) / 16);
+    const played = new Int16Array(secondAt * 16 + reply16k.length + 32000);
+    played.set(reply16k, firstAt * 16);
+    played.set(reply16k, secondAt * 16);
+    const { mic } = new Room({ seed: 5, delayMs: 120, echoDb: 0, snrDb: 40 }).hear(played);
+    async function listen(passing: boolean) {
+      const aec = await load();
+      let now = 0;
+      const player = new FakePlayer(24000, () => now);
+      player.listen(aec.reference);
+      const out = new Int16Array(mic.length);
+      const passed: number[] = [];
+      for (let at = 0; at + FRAME <= mic.length; at += FRAME) {
+        now = at / 16;
+        if (now === firstAt || now === secondAt) player.write(bufferOf(resample(reply16k, 16000, 24000)));
+        const frame = mic.subarray(at, at + FRAME);
+        if (passing && aec.passes(frame, now)) {
+          passed.push(now);
+          out.set(frame, at);
+        } else out.set(aec.cancel(frame, now), at);
+      }
+      const from = (secondAt + 2000) * 16;
+      const to = secondAt * 16 + reply16k.length;
+      return { passed, reductionDb: powerDb(mic, from, to) - powerDb(out, from, to), delayMs: aec.state().delayMs };
+    }
+    const passing = await listen(true);
+    const every = await listen(false);
+    const firstEnd = firstAt + reply16k.length / 16;
+    // Passed: the quiet between, once the echo and the delay's window were over; never a frame a reply could reach.
+    expect(passing.passed.some((t) => t > firstEnd + 1200 && t < secondAt - 1200)).toBe(true);
+    expect(passing.passed.filter((t) => t > firstEnd && t < firstEnd + 200)).toEqual([]);
+    expect(passing.passed.filter((t) => t >= secondAt && t < secondAt + reply16k.length / 16)).toEqual([]);
+    expect(Math.abs(passing.reductionDb - every.reductionDb)).toBeLessThan(0.5);
+    expect(Math.abs(passing.delayMs - 120)).toBeLessThan(6);
+  });
+
   it('passes the microphone through untouched while nothing has played', async () => {
     const aec = await load();
     const talk = speechFixture('speech-c').samples;

@@ -1,0 +1,64 @@
+import { EMPTY, merge, mergeMap, of, type Observable, type OperatorFunction } from 'rxjs';
+import type { ScoredFrame } from '../listen/speech-events.js';
+import type { PaceEvent } from './events.js';
+import type { WakeWordDetector } from './ports.js';
+
+/** Further behind the microphone than this, the listener says so; */
+const BEHIND_MS = 1000;
+/** again this often while it stays behind; */
+const REPEAT_MS = 10_000;
+/** and that it has caught up once it is this close again. */
+const CAUGHT_UP_MS = 250;
+
+/**
+ * Scored frames → how the listener keeps up with the microphone: how long after its capture
+ * each frame was scored (the echo canceller and the VAD), and how much audio the wake-word
+ * detector has waiting, whichever is further behind; with the detector's own changes of pace
+ * and anything it dropped. Never silent about audio heard late or not at all.
+ */
+export function keepPace(
+  wake: WakeWordDetector | undefined,
+  now: () => number,
+): OperatorFunction<ScoredFrame, PaceEvent> {
+  return (frames) => {
+    let since: number | undefined;
+    let reportedAt = 0;
+    let worst = 0;
+    let droppedSoFar = 0;
+    const lags: Observable<PaceEvent> = frames.pipe(
+      mergeMap((frame): Observable<PaceEvent> => {
+        const at = now();
+        const speechLag = at - frame.capturedAt;
+        const wakeLag = wake?.backlogMs ?? 0;
+        const lagMs = Math.round(Math.max(speechLag, wakeLag));
+        const stage = wakeLag > speechLag ? 'wake word' : 'speech';
+        const behind = (): PaceEvent => ({ type: 'behind', lagMs, stage });
+        if (since === undefined) {
+          if (lagMs <= BEHIND_MS) return EMPTY;
+          since = reportedAt = at;
+          worst = lagMs;
+          return of(behind());
+        }
+        worst = Math.max(worst, lagMs);
+        if (lagMs < CAUGHT_UP_MS) {
+          const caughtUp: PaceEvent = { type: 'caught-up', behindMs: Math.round(at - since), worstLagMs: worst };
+          since = undefined;
+          return of(caughtUp);
+        }
+        if (at - reportedAt < REPEAT_MS) return EMPTY;
+        reportedAt = at;
+        return of(behind());
+      }),
+    );
+    const detector: Observable<PaceEvent> = (wake?.backlog ?? EMPTY).pipe(
+      mergeMap((report): Observable<PaceEvent> => {
+        const dropped = report.droppedMs - droppedSoFar;
+        droppedSoFar = report.droppedMs;
+        return dropped > 0
+          ? of({ type: 'dropped', droppedMs: dropped })
+          : of({ type: 'wake-pace', pace: report.pace, backlogMs: Math.round(report.backlogMs) });
+      }),
+    );
+    return merge(lags, detector);
+  };
+}
