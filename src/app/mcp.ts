@@ -15,9 +15,6 @@ type McpServerConfig = HarkConfig['tools']['mcpServers'][number];
 /** A dead server is tried again after 1 s, 2 s, 4 s, ... at most this long apart. */
 const MAX_BACKOFF_MS = 60_000;
 
-const fill = (values: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(values).map(([k, v]) => [k, fillPlaceholders(v)]));
-
 /**
  * Where an HTTP server is reached, and with which headers: a user name and password in its URL
  * (which fetch refuses to send) become Basic authorization, unless the headers give one. What
@@ -64,6 +61,11 @@ export interface McpOptions {
   logger: Logger;
   /** Where the initial connection waits no longer: the voice loop starts, the server joins when it answers. */
   connectTimeoutMs?: number;
+  /**
+   * systemd's credentials directory, where `${NAME}` is looked for when the environment has no
+   * NAME: given here because the daemon takes it out of its environment (for every child's sake).
+   */
+  credentials?: string | undefined;
 }
 
 /** Connects to one server (stdio or streamable HTTP) and keeps the allowed part of its tool list. */
@@ -96,16 +98,23 @@ export async function startMcpSource(server: McpServerConfig, options: McpOption
     tools = listed.filter((t) => allowAll || server.allow.includes(t.name)).map(toTool);
     logger.info('mcp.tools', { server: server.name, tools: tools.map((t) => t.name), offered: listed.length });
   };
+  // Filled at each connection: a secret set since (a credential renewed) is taken up.
+  const withCredentials = (): NodeJS.ProcessEnv =>
+    options.credentials ? { ...process.env, CREDENTIALS_DIRECTORY: options.credentials } : process.env;
   const transport = (): Transport => {
+    const env = withCredentials();
+    const fill = (value: string): string => fillPlaceholders(value, env);
+    const fillAll = (values: Record<string, string>): Record<string, string> =>
+      Object.fromEntries(Object.entries(values).map(([name, value]) => [name, fill(value)]));
     if (server.command) {
       return new StdioClientTransport({
         command: server.command,
-        args: server.args.map((arg) => fillPlaceholders(arg)),
-        env: childEnvironment(fill(server.env)),
+        args: server.args.map(fill),
+        env: childEnvironment(fillAll(server.env)),
         stderr: 'ignore',
       });
     }
-    const { url, headers } = httpTarget(fillPlaceholders(server.url as string), fill(server.headers));
+    const { url, headers } = httpTarget(fill(server.url as string), fillAll(server.headers));
     return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
   };
   const reconnectLater = (): void => {
@@ -173,10 +182,10 @@ export async function startMcpSource(server: McpServerConfig, options: McpOption
 }
 
 /** Every configured server, connected side by side; one that cannot be reached does not hold up the rest. */
-export function startMcpSources(config: HarkConfig, logger: Logger): Promise<McpSource[]> {
+export function startMcpSources(config: HarkConfig, logger: Logger, credentials?: string): Promise<McpSource[]> {
   return Promise.all(
     config.tools.mcpServers.map((server) =>
-      startMcpSource(server, { callTimeoutMs: config.tools.callTimeoutMs, logger }),
+      startMcpSource(server, { callTimeoutMs: config.tools.callTimeoutMs, logger, credentials }),
     ),
   );
 }

@@ -48,6 +48,8 @@ export interface ToolsOptions {
   oneShot?: boolean;
   clock?: WallClock | undefined;
   stateDir?: string | undefined;
+  /** systemd's credentials directory, for MCP servers' `${NAME}`s, once the daemon has dropped it from its environment. */
+  credentials?: string | undefined;
 }
 
 /** The mixer of the player in use (wpctl for pw-play, pactl for pacat, amixer for aplay), falling back to hark's gain. */
@@ -87,7 +89,7 @@ export async function startTools(config: HarkConfig, logger: Logger, options: To
   const builtIns: ToolSource = { tools: () => builtIn };
   // The MCP client is loaded only when a server is configured: without one, start-up carries none of it.
   const mcp: McpSource[] = config.tools.mcpServers.length
-    ? await (await import('./mcp.js')).startMcpSources(config, logger)
+    ? await (await import('./mcp.js')).startMcpSources(config, logger, options.credentials)
     : [];
   return {
     registry: new ToolRegistry([builtIns, ...mcp]),
