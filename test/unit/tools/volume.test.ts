@@ -82,7 +82,10 @@ describe('the volume tool', () => {
     expect(await once(gain, { action: 'set', percent: 50 })).toBe(
       "Volume 50% (gain). No mixer answered, so this was hark's own playback gain, which lives only in this command: it ended with it, and the volume of a running hark did not change. Ask hark itself, or use the mixer of its player (wpctl, pactl or amixer).",
     );
-    expect(await once(gain, { action: 'get' })).toBe('Volume 50% (gain).');
+    // Read in a command of its own, hark's gain is that command's, not a running hark's.
+    expect(await once(gain, { action: 'get' })).toBe(
+      "Volume 50% (gain). No mixer answered, so this is hark's own playback gain in this command, not the volume of a running hark. Ask hark itself, or use the mixer of its player (wpctl, pactl or amixer).",
+    );
     const { run } = mixer({ 'wpctl get-volume': 'Volume: 0.50\n', 'wpctl set-volume': '' });
     expect(await once(wpctl(run), { action: 'set', percent: 50 })).toBe('Volume 50% (wpctl).');
   });
