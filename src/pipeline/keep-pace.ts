@@ -1,4 +1,14 @@
-import { EMPTY, merge, mergeMap, of, type Observable, type OperatorFunction } from 'rxjs';
+import {
+  EMPTY,
+  endWith,
+  ignoreElements,
+  merge,
+  mergeMap,
+  of,
+  takeUntil,
+  type Observable,
+  type OperatorFunction,
+} from 'rxjs';
 import type { ScoredFrame } from '../listen/speech-events.js';
 import type { PaceEvent } from './events.js';
 import type { WakeWordDetector } from './ports.js';
@@ -14,7 +24,8 @@ const CAUGHT_UP_MS = 250;
  * Scored frames → how the listener keeps up with the microphone: how long after its capture
  * each frame was scored (the echo canceller and the VAD), and how much audio the wake-word
  * detector has waiting, whichever is further behind; with the detector's own changes of pace
- * and anything it dropped. Never silent about audio heard late or not at all.
+ * and anything it dropped. Never silent about audio heard late or not at all. Ends with the
+ * frames (the detector's reports go on until it is closed, which is after).
  */
 export function keepPace(
   wake: WakeWordDetector | undefined,
@@ -58,6 +69,7 @@ export function keepPace(
           ? of({ type: 'dropped', droppedMs: dropped })
           : of({ type: 'wake-pace', pace: report.pace, backlogMs: Math.round(report.backlogMs) });
       }),
+      takeUntil(frames.pipe(ignoreElements(), endWith(true))),
     );
     return merge(lags, detector);
   };

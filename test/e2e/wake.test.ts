@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +14,21 @@ describe('hark wake', () => {
     expect(result.stdout).toMatch(/^hey_jarvis at \d+\.\d\d s \(wake word ended at \d+\.\d\d s\), score 0\.\d\d$/m);
     expect(result.stdout).toMatch(/^1 wake word heard in 5\.\d\d s of audio \(hey_jarvis; threshold 0\.5\)$/m);
   });
+
+  it('run on a recording at the pace of a microphone hears the wake word, then ends cleanly, its reply file written', async () => {
+    const output = join(mkdtempSync(join(tmpdir(), 'hark-wake-run-')), 'reply.wav');
+    const result = await runHark(['--sim', '--log-format', 'json', 'run', '--input', JARVIS, '-o', output], {
+      timeoutMs: 120_000,
+    });
+    expect(result.code).toBe(0);
+    const events = result.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { event: string }).event);
+    expect(events).toContain('wake');
+    expect(events.at(-1)).toBe('hark.stopped');
+    expect(existsSync(output)).toBe(true);
+  }, 150_000);
 
   it('scan --json gives the detections and the peak score of every second, for every model asked for', async () => {
     const result = await runHark([

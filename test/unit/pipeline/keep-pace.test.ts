@@ -66,4 +66,15 @@ describe('keepPace: never silent about falling behind the microphone', () => {
       { type: 'wake-pace', pace: 'full', backlogMs: 0 },
     ]);
   });
+
+  it('ends with the frames, while the detector (closed only after) still reports', async () => {
+    const frames = new Subject<ScoredFrame>();
+    const backlog = new Subject<WakeBacklog>();
+    const wake = { backlogMs: 0, backlog } as Pick<WakeWordDetector, 'backlogMs' | 'backlog'> as WakeWordDetector;
+    let ended = false;
+    frames.pipe(keepPace(wake, () => 0)).subscribe({ complete: () => (ended = true) });
+    frames.complete();
+    expect(ended).toBe(true);
+    expect(backlog.observed).toBe(false);
+  });
 });
