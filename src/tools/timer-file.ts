@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { writeDurably } from '../system/durable-file.js';
@@ -22,6 +23,7 @@ export interface Book {
 export class TimerFile {
   /** What the user should hear of (a damaged file set aside), until a tool answer has said it. */
   readonly notices: string[] = [];
+  private claiming: Promise<void> = Promise.resolve();
 
   constructor(
     readonly path: string,
@@ -59,13 +61,23 @@ export class TimerFile {
     }
   }
 
-  /** Marks this process as the one that rings these timers, for `tools call` to say so. */
-  async claimRinging(): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 }).catch(() => undefined);
-    await writeFile(this.ringerPath, `${process.pid}\n`, { mode: 0o600 }).catch(() => undefined);
+  /**
+   * Marks this process as the one that rings these timers, for `tools call` to say so; never
+   * fails. The folder is made at once (it is watched next); the marker is written meanwhile,
+   * so that start-up does not wait for it (a file run's input is already flowing).
+   */
+  claimRinging(): void {
+    try {
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    } catch {
+      return;
+    }
+    this.claiming = writeFile(this.ringerPath, `${process.pid}\n`, { mode: 0o600 }).catch(() => undefined);
   }
 
   async releaseRinging(): Promise<void> {
+    // A marker still being written is removed once it is there.
+    await this.claiming;
     if ((await this.ringer()) === process.pid) await rm(this.ringerPath, { force: true });
   }
 

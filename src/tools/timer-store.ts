@@ -76,7 +76,7 @@ export class TimerStore {
       logger.error('timers.unreadable', { path: this.path, error: error as Error });
     }
     if (rings && this.file && this.options.watch) {
-      await this.file.claimRinging();
+      this.file.claimRinging();
       this.unwatch = watchForChanges(
         this.file.path,
         () => void this.refresh().catch((error: unknown) => logger.warn('timers.unreadable', { error })),
