@@ -328,7 +328,7 @@ function controls() {
   onOpen('doctor-panel', async () => {
     const body = byId('doctor').querySelector('tbody');
     body.replaceChildren(el('tr', '', 'checking …'));
-    const { checks } = await api('GET', '/api/doctor');
+    const { checks } = await api('POST', '/api/doctor', {});
     body.replaceChildren(
       ...checks.map((check) => {
         const row = el('tr', `check ${check.status}`);

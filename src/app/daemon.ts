@@ -41,7 +41,9 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   const { config, service, logger } = context;
   // MQTT's password is read now, while the credentials are there.
   const home = await openHomePart(config, logger, options.tools?.stateDir);
-  // The key and the page's token are in memory now; no child process (recorder, player, ffmpeg) inherits them.
+  // The key and the page's token are in memory now; no child process (recorder, player, ffmpeg)
+  // inherits them. The credentials stay reachable to fill MCP servers' ${NAME}s.
+  const credentials = process.env.CREDENTIALS_DIRECTORY;
   delete process.env.HARK_API_KEY;
   delete process.env.HARK_WEB_TOKEN;
   delete process.env.CREDENTIALS_DIRECTORY;
@@ -75,6 +77,7 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   try {
     loop = await startVoiceLoop(config, service, logger, {
       ...options,
+      tools: { ...options.tools, credentials },
       reference: clone?.reference,
       metering: page?.watching,
       stayOpen: options.web === true && page !== undefined,

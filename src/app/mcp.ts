@@ -3,9 +3,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HarkConfig } from '../config/schema.js';
-import { fillPlaceholders } from '../config/placeholders.js';
+import { fillPlaceholders, urlSecrets } from '../config/secret-values.js';
 import type { ToolInputSchema } from '../dialog/tool-calls.js';
 import type { Logger } from '../system/logger.js';
+import { registerSecret } from '../system/secrets.js';
 import { childEnvironment } from '../system/spawn.js';
 import type { Tool, ToolOutput, ToolSource } from '../tools/tool.js';
 
@@ -14,8 +15,28 @@ type McpServerConfig = HarkConfig['tools']['mcpServers'][number];
 /** A dead server is tried again after 1 s, 2 s, 4 s, ... at most this long apart. */
 const MAX_BACKOFF_MS = 60_000;
 
-const fill = (values: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(values).map(([k, v]) => [k, fillPlaceholders(v)]));
+/**
+ * Where an HTTP server is reached, and with which headers: a user name and password in its URL
+ * (which fetch refuses to send) become Basic authorization, unless the headers give one. What
+ * the URL carries is registered as secret, as it is written and as fetch's errors quote it.
+ */
+export function httpTarget(
+  filled: string,
+  headers: Record<string, string>,
+): { url: URL; headers: Record<string, string> } {
+  urlSecrets(filled).forEach(registerSecret);
+  const url = new URL(filled);
+  urlSecrets(url.href).forEach(registerSecret);
+  if (!url.username && !url.password) return { url, headers };
+  const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString(
+    'base64',
+  );
+  registerSecret(basic);
+  url.username = '';
+  url.password = '';
+  const given = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+  return { url, headers: given ? headers : { ...headers, Authorization: `Basic ${basic}` } };
+}
 
 /** What an MCP result says, as text for the model: its text parts, and a note for anything else. */
 export function resultText(content: unknown): string {
@@ -40,6 +61,11 @@ export interface McpOptions {
   logger: Logger;
   /** Where the initial connection waits no longer: the voice loop starts, the server joins when it answers. */
   connectTimeoutMs?: number;
+  /**
+   * systemd's credentials directory, where `${NAME}` is looked for when the environment has no
+   * NAME: given here because the daemon takes it out of its environment (for every child's sake).
+   */
+  credentials?: string | undefined;
 }
 
 /** Connects to one server (stdio or streamable HTTP) and keeps the allowed part of its tool list. */
@@ -72,18 +98,24 @@ export async function startMcpSource(server: McpServerConfig, options: McpOption
     tools = listed.filter((t) => allowAll || server.allow.includes(t.name)).map(toTool);
     logger.info('mcp.tools', { server: server.name, tools: tools.map((t) => t.name), offered: listed.length });
   };
+  // Filled at each connection: a secret set since (a credential renewed) is taken up.
+  const withCredentials = (): NodeJS.ProcessEnv =>
+    options.credentials ? { ...process.env, CREDENTIALS_DIRECTORY: options.credentials } : process.env;
   const transport = (): Transport => {
+    const env = withCredentials();
+    const fill = (value: string): string => fillPlaceholders(value, env);
+    const fillAll = (values: Record<string, string>): Record<string, string> =>
+      Object.fromEntries(Object.entries(values).map(([name, value]) => [name, fill(value)]));
     if (server.command) {
       return new StdioClientTransport({
         command: server.command,
-        args: server.args,
-        env: childEnvironment(fill(server.env)),
+        args: server.args.map(fill),
+        env: childEnvironment(fillAll(server.env)),
         stderr: 'ignore',
       });
     }
-    return new StreamableHTTPClientTransport(new URL(server.url as string), {
-      requestInit: { headers: fill(server.headers) },
-    });
+    const { url, headers } = httpTarget(fill(server.url as string), fillAll(server.headers));
+    return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
   };
   const reconnectLater = (): void => {
     if (closed || retry) return;
@@ -150,10 +182,10 @@ export async function startMcpSource(server: McpServerConfig, options: McpOption
 }
 
 /** Every configured server, connected side by side; one that cannot be reached does not hold up the rest. */
-export function startMcpSources(config: HarkConfig, logger: Logger): Promise<McpSource[]> {
+export function startMcpSources(config: HarkConfig, logger: Logger, credentials?: string): Promise<McpSource[]> {
   return Promise.all(
     config.tools.mcpServers.map((server) =>
-      startMcpSource(server, { callTimeoutMs: config.tools.callTimeoutMs, logger }),
+      startMcpSource(server, { callTimeoutMs: config.tools.callTimeoutMs, logger, credentials }),
     ),
   );
 }

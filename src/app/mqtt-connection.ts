@@ -1,6 +1,6 @@
 import type { IClientOptions, IPublishPacket, MqttClient } from 'mqtt';
 import type { HarkConfig } from '../config/schema.js';
-import { fillPlaceholders } from '../config/placeholders.js';
+import { fillPlaceholders } from '../config/secret-values.js';
 import type { Logger } from '../system/logger.js';
 import { redact } from '../system/secrets.js';
 

@@ -1,6 +1,7 @@
 import { concat, ignoreElements, lastValueFrom, tap } from 'rxjs';
 import { PLAYBACK_FIX } from '../audio/playback-error.js';
-import { maskUrlPassword, type LoadedConfig } from '../config/load.js';
+import type { LoadedConfig } from '../config/load.js';
+import { shownConfig } from '../config/secret-values.js';
 import type { Service } from '../service/index.js';
 import type { LogTail } from '../system/log-tail.js';
 import type { Logger } from '../system/logger.js';
@@ -99,19 +100,16 @@ export function pageControls(
       logger.info('web.stop', { state: page.state() });
     },
     config() {
-      const { config } = loaded;
       // The service hark talks to: under --sim, the stand-in it started, not service.baseUrl.
       const { sim } = setup;
+      const shown = shownConfig(loaded.config);
       return {
         read: sim ? [...loaded.sources, '--sim (the built-in stand-in is the service)'] : loaded.sources,
         secrets: {
           apiKey: sim ? "the stand-in's own" : loaded.apiKey ? 'set (not shown)' : 'not set',
           webToken: loaded.webToken ? 'set (not shown)' : 'not set',
         },
-        config: {
-          ...config,
-          service: { ...config.service, baseUrl: sim?.url ?? maskUrlPassword(config.service.baseUrl) },
-        },
+        config: sim ? { ...shown, service: { ...shown.service, baseUrl: sim.url } } : shown,
       };
     },
     async doctor() {

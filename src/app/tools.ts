@@ -48,8 +48,12 @@ export interface ToolsOptions {
   player?: ClockedPlayer | undefined;
   /** The volume tool's control (default: the player's, see volumeControlFor). */
   volume?: VolumeControl | undefined;
+  /** The process ends with the call (`hark tools call`): what lives only in it does not last. */
+  oneShot?: boolean;
   clock?: WallClock | undefined;
   stateDir?: string | undefined;
+  /** systemd's credentials directory, for MCP servers' `${NAME}`s, once the daemon has dropped it from its environment. */
+  credentials?: string | undefined;
 }
 
 /** The mixer of the player in use (wpctl for pw-play, pactl for pacat, amixer for aplay), falling back to hark's gain. */
@@ -79,15 +83,17 @@ export async function startTools(config: HarkConfig, logger: Logger, options: To
   let store: TimerStore | undefined;
   if (config.tools.timers.enabled) {
     const path = join(options.stateDir ?? stateDirectory(), 'timers.json');
-    store = new TimerStore({ path, now: clock.now, scheduler: clock.scheduler, logger });
+    store = new TimerStore({ path, now: clock.now, scheduler: clock.scheduler, logger, watch: true });
     builtIn.push(...timerTools({ store, now: clock.now, timeZone, snoozeMs: config.tools.timers.snoozeMs }));
   }
   const volume = options.volume ?? (options.player && volumeControlFor(options.player, config, logger));
-  if (config.tools.volume.enabled && volume) builtIn.push(volumeTool(volume, config.tools.volume.stepPercent));
+  if (config.tools.volume.enabled && volume) {
+    builtIn.push(volumeTool(volume, config.tools.volume.stepPercent, options.oneShot === true));
+  }
   const builtIns: ToolSource = { tools: () => builtIn };
   // The MCP client is loaded only when a server is configured: without one, start-up carries none of it.
   const mcp: McpSource[] = config.tools.mcpServers.length
-    ? await (await import('./mcp.js')).startMcpSources(config, logger)
+    ? await (await import('./mcp.js')).startMcpSources(config, logger, options.credentials)
     : [];
   return {
     registry: new ToolRegistry([builtIns, ...mcp]),
@@ -95,8 +101,7 @@ export async function startTools(config: HarkConfig, logger: Logger, options: To
     timersSet: store?.timersSet,
     start: async (ring = true) => store?.load(ring),
     close: async () => {
-      store?.close();
-      await Promise.all(mcp.map((m) => m.close()));
+      await Promise.all([store?.close(), ...mcp.map((m) => m.close())]);
     },
   };
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import YAML from 'yaml';
 import { envTable } from '../config/env.js';
-import { loadConfig, maskUrlPassword } from '../config/load.js';
+import { loadConfig } from '../config/load.js';
+import { shownConfig, unsetPlaceholders } from '../config/secret-values.js';
 import { maskSecret, redact } from '../system/secrets.js';
 import { configuredReference } from '../app/configured-voice.js';
 import { commandLogger, type GlobalOptions } from './context.js';
@@ -17,7 +18,8 @@ export function registerConfig(program: Command, globals: () => GlobalOptions): 
       const loaded = loadConfig({ configPath: globals().config });
       // The page is served by `run` from the microphone (and with --web): it would refuse to start.
       const pageProblem = loaded.config.web.enabled ? webPageProblem(loaded.config, loaded.webToken) : undefined;
-      if (pageProblem) throw new ConfigError([pageProblem]);
+      const problems = [...(pageProblem ? [pageProblem] : []), ...unsetPlaceholders(loaded.config)];
+      if (problems.length) throw new ConfigError(problems);
       const clip = await configuredReference(loaded.config, commandLogger(globals(), loaded.config, 'stderr'));
       process.stdout.write(
         `configuration OK\n  read: ${loaded.sources.join(' <- ')}\n  API key: ${loaded.apiKey ? 'set' : 'NOT SET (HARK_API_KEY or a credential named hark-api-key)'}\n`,
@@ -41,10 +43,6 @@ export function registerConfig(program: Command, globals: () => GlobalOptions): 
       }
       const loaded = loadConfig({ configPath: globals().config });
       process.stdout.write(`# read: ${loaded.sources.join(' <- ')}\n# API key: ${maskSecret(loaded.apiKey)}\n`);
-      const shown = {
-        ...loaded.config,
-        service: { ...loaded.config.service, baseUrl: maskUrlPassword(loaded.config.service.baseUrl) },
-      };
-      process.stdout.write(redact(YAML.stringify(shown, { lineWidth: 0 })));
+      process.stdout.write(redact(YAML.stringify(shownConfig(loaded.config), { lineWidth: 0 })));
     });
 }

@@ -34,12 +34,12 @@ export function registerDoctor(program: Command, globals: () => GlobalOptions): 
             '--as-service switches to the service’s user: run it as root (sudo hark doctor --as-service)',
           );
         }
-        process.stdout.write(
-          'checking as hark.service runs: an unprivileged user (nobody) in the audio group, /etc/hark as the unit reads it\n',
-        );
         const sim = globals().sim ? ['--sim'] : [];
         const { defaultServiceSetting, runAsServiceUser } = await import('../app/service-user.js');
         const setting = defaultServiceSetting();
+        process.stdout.write(
+          `checking as hark.service runs: an unprivileged user of its own (uid ${setting.uid}) in the audio group, /etc/hark as the unit reads it\n`,
+        );
         process.exitCode = await runAsServiceUser(HARK_MAIN, [...sim, 'doctor', '--in-service'], {
           ...setting,
           etcDir: options.serviceEtc ?? setting.etcDir,

@@ -44,8 +44,9 @@ export function registerTools(program: Command, globals: () => GlobalOptions): v
     const player = createPlayer(loaded.config, {}, logger);
     const started = await startTools({ ...loaded.config, tools: { ...loaded.config.tools, enabled: true } }, logger, {
       player,
+      oneShot: true,
     });
-    // Timers are read (a new one joins them) but never rung here: the daemon rings them.
+    // Timers are read (a new one joins them) but never rung here: a running hark takes them up.
     await started.start(false);
     return { config: loaded.config, started, close: async () => Promise.all([started.close(), player.close()]) };
   };

@@ -6,6 +6,7 @@ import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { registerSecret } from '../system/secrets.js';
 import { ConfigError, describeIssue, formatPath, valueAt } from './errors.js';
 import { envName, envOverrides, envTable } from './env.js';
+import { registerUrlSecrets } from './secret-values.js';
 import { configSchema, defaultConfig, type HarkConfig } from './schema.js';
 
 export const DEFAULTS_PATH = join(PACKAGE_ROOT, 'config', 'default.yaml');
@@ -55,8 +56,12 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const merged: Record<string, unknown> = {};
   const origins = new Map<string, string>();
   for (const layer of layers) mergeInto(merged, layer.values, layer.source, origins, []);
-  const baseUrl = valueAt(merged, ['service', 'baseUrl']);
-  if (typeof baseUrl === 'string') urlPasswords(baseUrl).forEach(registerSecret);
+  // Known as secrets before the check, which may quote a value back.
+  const servers = valueAt(merged, ['tools', 'mcpServers']);
+  registerUrlSecrets([
+    valueAt(merged, ['service', 'baseUrl']),
+    ...(Array.isArray(servers) ? servers.map((server: { url?: unknown } | null) => server?.url) : []),
+  ]);
   const result = configSchema.safeParse(merged);
   if (!result.success) {
     const defaults = defaultConfig();
@@ -74,28 +79,6 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     );
   }
   return { config: result.data, sources: layers.map((l) => l.source), apiKey, webToken };
-}
-
-/** The password of a URL with credentials (`https://user:password@host`), as written (percent-encoded) and decoded. */
-export function urlPasswords(url: string): string[] {
-  try {
-    const password = new URL(url).password;
-    return password ? [password, decodeURIComponent(password)] : [];
-  } catch {
-    return [];
-  }
-}
-
-/** A URL fit to print: its password, if any, masked. */
-export function maskUrlPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.password) return url;
-    parsed.password = '***';
-    return parsed.href;
-  } catch {
-    return url;
-  }
 }
 
 /**

@@ -7,7 +7,12 @@ const secrets = new Set<string>();
 const MIN_SECRET_LENGTH = 6;
 
 export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= MIN_SECRET_LENGTH) secrets.add(value);
+  if (!value || value.length < MIN_SECRET_LENGTH) return;
+  secrets.add(value);
+  // Text already serialised as JSON (a log line, the page's answers and events) holds a `"` or
+  // `\` of the secret escaped: that form is scrubbed too.
+  const escaped = JSON.stringify(value).slice(1, -1);
+  if (escaped !== value) secrets.add(escaped);
 }
 
 export function redact(text: string): string {

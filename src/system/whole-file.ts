@@ -27,6 +27,7 @@ export async function writeWhole<T>(path: string, write: (partial: string) => Pr
 
 const WHY: Record<string, string> = {
   ENOENT: 'files cannot be made there',
+  ENOTDIR: 'files cannot be made there',
   EACCES: 'permission denied',
   EPERM: 'permission denied',
   EROFS: 'a read-only file system',
@@ -46,7 +47,12 @@ export async function abandonWhole(file: WholeFile, error: unknown, path: string
 function asked(error: unknown, file: WholeFile, path: string): unknown {
   const failure = error as NodeJS.ErrnoException;
   if (failure.path !== file.partial) return error;
-  const why = (failure.code && WHY[failure.code]) ?? failure.code ?? 'it failed';
+  return cannotWrite(path, failure);
+}
+
+/** A failure to write `path` in words (`cannot write …: a read-only file system`), the cause kept. */
+export function cannotWrite(path: string, error: NodeJS.ErrnoException): Error {
+  const why = (error.code && WHY[error.code]) ?? error.code ?? error.message;
   return new Error(`cannot write ${path}: ${why}`, { cause: error });
 }
 

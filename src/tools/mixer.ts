@@ -10,6 +10,8 @@ export interface VolumeState {
 export interface VolumeControl {
   /** wpctl, pactl, amixer or gain: said in the tool's answer and the log. */
   readonly name: string;
+  /** A mixer's setting outlives the process that made it; hark's own gain lives only in its process. */
+  readonly lasts: boolean;
   get(): Promise<VolumeState>;
   set(percent: number): Promise<VolumeState>;
   mute(muted: boolean): Promise<VolumeState>;
@@ -56,6 +58,7 @@ export function wpctl(run: RunCommand = runCommand, target = '@DEFAULT_AUDIO_SIN
   };
   return {
     name: 'wpctl',
+    lasts: true,
     get,
     async set(percent) {
       await ok(run, 'wpctl', ['set-volume', target, (clamp(percent) / 100).toFixed(2)]);
@@ -79,6 +82,7 @@ export function pactl(run: RunCommand = runCommand, sink = '@DEFAULT_SINK@'): Vo
   };
   return {
     name: 'pactl',
+    lasts: true,
     get,
     async set(percent) {
       await ok(run, 'pactl', ['set-sink-volume', sink, `${clamp(percent)}%`]);
@@ -113,6 +117,7 @@ export function amixer(run: RunCommand = runCommand, device: string | null = nul
   };
   return {
     name: 'amixer',
+    lasts: true,
     get: async () => read(await ok(run, 'amixer', [...base, 'sget', await find()])),
     set: async (percent) => read(await ok(run, 'amixer', [...base, 'sset', await find(), `${clamp(percent)}%`])),
     mute: async (muted) => read(await ok(run, 'amixer', [...base, 'sset', await find(), muted ? 'mute' : 'unmute'])),
@@ -140,6 +145,7 @@ export function gainControl(player: PlaybackGain): VolumeControl {
   };
   return {
     name: 'gain',
+    lasts: false,
     get: () => Promise.resolve(state()),
     set: (percent) => {
       level = clamp(percent);
@@ -174,6 +180,9 @@ export function withFallback(
   return {
     get name() {
       return failedOver ? fallback.name : primary.name;
+    },
+    get lasts() {
+      return failedOver ? fallback.lasts : primary.lasts;
     },
     get: () => attempt((c) => c.get()),
     set: (percent) => attempt((c) => c.set(percent)),

@@ -13,6 +13,8 @@ export interface TimerToolOptions {
 }
 
 const MAX_MS = 7 * 24 * 3_600_000;
+/** A label is said aloud when it rings: a word or two, at most this long. */
+export const LABEL_MAX_CHARS = 100;
 
 /** set_timer, list_timers, cancel_timer and snooze_timer over one store. */
 export function timerTools(options: TimerToolOptions): Tool[] {
@@ -27,11 +29,16 @@ export function timerTools(options: TimerToolOptions): Tool[] {
     description,
     inputSchema: { type: 'object', properties },
     source: 'built-in',
-    run,
+    // What the user should hear of besides (a damaged file set aside) follows every answer.
+    run: async (input, signal) => {
+      const output = await run(input, signal);
+      const notices = store.takeNotices();
+      return notices.length ? { ...output, text: `${output.text} Note: ${notices.join(' ')}` } : output;
+    },
   });
   const name = (e: TimerEntry): string => (e.label ? `the ${e.label} ${e.kind}` : `the ${e.kind}`);
-  const pick = (label: string | undefined, id: string | undefined, what: string): TimerEntry[] => {
-    const all = store.list();
+  const pick = async (label: string | undefined, id: string | undefined, what: string): Promise<TimerEntry[]> => {
+    const all = await store.list();
     if (all.length === 0) throw new ToolError('no timers or alarms are set');
     if (id) return all.filter((e) => e.id === id);
     if (label) return byLabel(all, label);
@@ -39,6 +46,13 @@ export function timerTools(options: TimerToolOptions): Tool[] {
     throw new ToolError(
       `${all.length} are set (${all.map((e) => describeEntry(e, now())).join('; ')}): say which to ${what}`,
     );
+  };
+  /** Said after a timer is set: nothing when this process rings it, else who will, or that none will now. */
+  const whoRings = async (): Promise<string> => {
+    const ringer = await store.ringer();
+    if (ringer === 'this') return '';
+    if (ringer !== undefined) return ` The hark running now (process ${ringer}) rings it.`;
+    return ` No hark is running with these timers (${store.path ?? ''}): it rings when \`hark run\` next starts with them, at once if it is due by then.`;
   };
   return [
     tool(
@@ -54,13 +68,16 @@ export function timerTools(options: TimerToolOptions): Tool[] {
         const at = stringArg(input, 'at');
         const label = stringArg(input, 'label')?.trim() || null;
         if ((seconds === undefined) === (at === undefined)) throw new ToolError('give either duration_seconds or at');
+        if (label && label.length > LABEL_MAX_CHARS) {
+          throw new ToolError(`label: at most ${LABEL_MAX_CHARS} characters, a word or two (it is said when it rings)`);
+        }
         const t = now();
         if (seconds !== undefined) {
           const ms = Math.round(seconds * 1000);
           if (ms < 1000 || ms > MAX_MS) throw new ToolError('duration_seconds must be from 1 second to 7 days');
           const entry = await store.add({ kind: 'timer', label, dueAt: t + ms, durationMs: ms, clock: null });
           return {
-            text: `Timer set for ${spokenDuration(ms)}${label ? ` (${label})` : ''}; it rings at ${clockTime(entry.dueAt, timeZone)}. Id ${entry.id}.`,
+            text: `Timer set for ${spokenDuration(ms)}${label ? ` (${label})` : ''}; it rings at ${clockTime(entry.dueAt, timeZone)}. Id ${entry.id}.${await whoRings()}`,
           };
         }
         const minutes = parseClock(at as string);
@@ -69,18 +86,18 @@ export function timerTools(options: TimerToolOptions): Tool[] {
         const clock = clockTime(dueAt, timeZone);
         const entry = await store.add({ kind: 'alarm', label, dueAt, durationMs: null, clock });
         return {
-          text: `Alarm set for ${clock}${label ? ` (${label})` : ''}, in ${spokenDuration(dueAt - t)}. Id ${entry.id}.`,
+          text: `Alarm set for ${clock}${label ? ` (${label})` : ''}, in ${spokenDuration(dueAt - t)}. Id ${entry.id}.${await whoRings()}`,
         };
       },
     ),
-    tool('list_timers', 'The timers and alarms that are set, with the time left.', {}, () => {
-      const all = store.list();
+    tool('list_timers', 'The timers and alarms that are set, with the time left.', {}, async () => {
+      const all = await store.list();
       const t = now();
-      return Promise.resolve({
+      return {
         text: all.length
           ? `${all.length} set: ${all.map((e) => describeEntry(e, t)).join('; ')}.`
           : 'No timers or alarms are set.',
-      });
+      };
     }),
     tool(
       'cancel_timer',
@@ -92,7 +109,9 @@ export function timerTools(options: TimerToolOptions): Tool[] {
       },
       async (input) => {
         const chosen =
-          input.all === true ? store.list() : pick(stringArg(input, 'label'), stringArg(input, 'id'), 'cancel');
+          input.all === true
+            ? await store.list()
+            : await pick(stringArg(input, 'label'), stringArg(input, 'id'), 'cancel');
         if (chosen.length === 0) throw new ToolError('none matches that label or id');
         const removed = await store.remove(chosen.map((e) => e.id));
         return { text: `Cancelled ${removed.map(name).join(' and ')}.` };
@@ -114,9 +133,11 @@ export function timerTools(options: TimerToolOptions): Tool[] {
         if (ms < 1000 || ms > MAX_MS) throw new ToolError('minutes must be from 1 second to 7 days');
         const label = stringArg(input, 'label');
         const last = store.lastRung();
-        const target = label ? ((last && byLabel([last], label)[0]) ?? pick(label, undefined, 'snooze')[0]) : last;
+        const target = label
+          ? ((last && byLabel([last], label)[0]) ?? (await pick(label, undefined, 'snooze'))[0])
+          : last;
         if (!target) throw new ToolError('nothing has rung in the last hour to snooze');
-        if (store.list().some((e) => e.id === target.id)) await store.remove([target.id]);
+        if ((await store.list()).some((e) => e.id === target.id)) await store.remove([target.id]);
         const dueAt = now() + ms;
         const clock = target.kind === 'alarm' ? clockTime(dueAt, timeZone) : null;
         const entry = await store.add({
@@ -126,7 +147,7 @@ export function timerTools(options: TimerToolOptions): Tool[] {
           dueAt,
           clock,
         });
-        return { text: `Snoozed ${name(entry)} for ${spokenDuration(ms)}. Id ${entry.id}.` };
+        return { text: `Snoozed ${name(entry)} for ${spokenDuration(ms)}. Id ${entry.id}.${await whoRings()}` };
       },
     ),
   ];

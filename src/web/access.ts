@@ -1,9 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 
 export const TOKEN_MIN_CHARS = 16;
-const COOKIE = 'hark_page';
+/** A token whose characters carry less than this (estimated) is too easy to guess. */
+export const TOKEN_MIN_BITS = 64;
 
 export interface ListenAddress {
   host: string;
@@ -25,91 +24,38 @@ export function isLoopback(host: string): boolean {
 }
 
 /**
- * Why the page cannot start as configured, or undefined when it can: an address other machines
- * reach needs a token, and a token too short to guess is no protection.
+ * What a token's characters carry, estimated from how they are spread: its length times the
+ * entropy of its own characters (16 times the same character carries 0 bits; 32 random hex
+ * digits about 120). Generous to a passphrase, hard on a pattern.
  */
-export function exposureProblem(listen: string, token: string | undefined): string | undefined {
-  if (token !== undefined && token.length < TOKEN_MIN_CHARS) {
-    return `HARK_WEB_TOKEN is too short: use at least ${TOKEN_MIN_CHARS} characters (for example the output of \`openssl rand -hex 16\`)`;
+export function tokenBits(token: string): number {
+  const counts = new Map<string, number>();
+  const characters = [...token];
+  for (const c of characters) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let perCharacter = 0;
+  for (const count of counts.values()) {
+    const p = count / characters.length;
+    perCharacter -= p * Math.log2(p);
   }
-  if (token === undefined && !isLoopback(parseListen(listen).host)) {
-    return `web.listen: ${listen} can be reached from other machines, so the status page needs a token: set HARK_WEB_TOKEN (or a systemd credential named hark-web-token) to at least ${TOKEN_MIN_CHARS} random characters, or listen on 127.0.0.1`;
-  }
-  return undefined;
+  return perCharacter * characters.length;
 }
-
-/** What the page's cookie holds: derived from the token, so no response ever carries the token itself. */
-function cookieValue(token: string): string {
-  return createHash('sha256').update(`hark status page:${token}`).digest('hex');
-}
-
-function same(a: string, b: string): boolean {
-  const x = createHash('sha256').update(a).digest();
-  const y = createHash('sha256').update(b).digest();
-  return timingSafeEqual(x, y);
-}
-
-export type Verdict =
-  { allowed: true; setCookie?: string; redirect?: string } | { allowed: false; status: 401 | 403 | 421; why: string };
 
 /**
- * Whether a request may have what it asks for. With a token, it must show it: as
- * `Authorization: Bearer`, as `?token=` (a page opened with it gets a cookie made from it and is
- * sent on without it in the address), or as that cookie. On loopback the Host must name this
- * machine, so a web page elsewhere cannot reach the page through a name it points here (DNS
- * rebinding). A request that changes something must be JSON, from this page or no page at all.
+ * Why the page cannot start as configured, or undefined when it can: an address other machines
+ * reach needs a token, and a token that is short or patterned is no protection.
  */
-export function judge(request: IncomingMessage, url: URL, token: string | undefined, loopback: boolean): Verdict {
-  if (loopback && !isLoopback(hostOf(request.headers.host ?? ''))) {
-    return { allowed: false, status: 421, why: 'this page answers only to its own address on this machine' };
+export function exposureProblem(listen: string, token: string | undefined): string | undefined {
+  const make = '`openssl rand -hex 16` makes one';
+  if (token === undefined) {
+    if (isLoopback(parseListen(listen).host)) return undefined;
+    return `web.listen: ${listen} can be reached from other machines, so the status page needs a token: set HARK_WEB_TOKEN (or a systemd credential named hark-web-token) to at least ${TOKEN_MIN_CHARS} random characters (${make}), or listen on 127.0.0.1`;
   }
-  if (request.method === 'POST') {
-    const type = request.headers['content-type'] ?? '';
-    const origin = request.headers.origin;
-    if (!/^application\/json\b/i.test(type)) return { allowed: false, status: 403, why: 'controls take JSON' };
-    if (origin !== undefined && origin !== `http://${request.headers.host ?? ''}`) {
-      return { allowed: false, status: 403, why: 'controls are for this page only' };
-    }
+  if (token.length < TOKEN_MIN_CHARS) {
+    return `HARK_WEB_TOKEN is too short: use at least ${TOKEN_MIN_CHARS} random characters (${make})`;
   }
-  if (token === undefined) return { allowed: true };
-  const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  if (bearer !== undefined) return same(bearer, token) ? { allowed: true } : denied();
-  const query = url.searchParams.get('token');
-  if (query !== null) {
-    if (!same(query, token)) return denied();
-    if (request.method !== 'GET' || url.pathname.startsWith('/api/')) return { allowed: true };
-    url.searchParams.delete('token');
-    // One leading slash: `//evil.example/x` in a Location header is another site.
-    const redirect = `/${url.pathname.replace(/^\/+/, '')}${url.search}`;
-    return {
-      allowed: true,
-      redirect,
-      setCookie: `${COOKIE}=${cookieValue(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000`,
-    };
+  const bits = tokenBits(token);
+  if (bits < TOKEN_MIN_BITS) {
+    return `HARK_WEB_TOKEN is too easy to guess: its characters carry about ${Math.round(bits)} bits, and at least ${TOKEN_MIN_BITS} are needed; use random characters (${make})`;
   }
-  const cookie = cookiesOf(request.headers.cookie ?? '')[COOKIE];
-  return cookie !== undefined && same(cookie, cookieValue(token)) ? { allowed: true } : denied();
-}
-
-function denied(): Verdict {
-  return {
-    allowed: false,
-    status: 401,
-    why: 'this page needs its token: open it once as http://<address>/?token=<the token> (it is remembered), or send Authorization: Bearer <the token>',
-  };
-}
-
-function hostOf(header: string): string {
-  const bracketed = /^\[([^\]]+)\]/.exec(header);
-  if (bracketed) return bracketed[1] as string;
-  return header.replace(/:\d+$/, '');
-}
-
-function cookiesOf(header: string): Record<string, string> {
-  const cookies: Record<string, string> = {};
-  for (const part of header.split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0) cookies[part.slice(0, at).trim()] = part.slice(at + 1).trim();
-  }
-  return cookies;
+  return undefined;
 }

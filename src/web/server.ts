@@ -1,14 +1,21 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { networkInterfaces } from 'node:os';
 import type { Logger } from '../system/logger.js';
 import { redact } from '../system/secrets.js';
-import { isLoopback, judge, parseListen } from './access.js';
+import { isLoopback, parseListen } from './access.js';
+import { ownAddresses, type AddressSources } from './addresses.js';
+import { PageGate } from './gate.js';
 import type { LiveFeed } from './live.js';
+import { Rationed } from './rationed.js';
 import { StaticFiles } from './static.js';
 
 /** The largest control request read (a sentence for the voice test). */
 const MAX_BODY_BYTES = 4096;
+/**
+ * The doctor costs a chat request with the user's key, ffmpeg and a model load: it runs once at a
+ * time, and its answer is given again, not made again, for this long after.
+ */
+export const DOCTOR_REST_MS = 30_000;
 export const VOICE_TEST_MAX_CHARS = 500;
 
 const SECURITY_HEADERS = {
@@ -49,6 +56,10 @@ export interface PageServerOptions {
   feed: LiveFeed;
   controls: PageControls;
   logger: Logger;
+  /** Wall-clock time, epoch ms (tests give their own). */
+  now?: () => number;
+  /** Where this machine's addresses are read from (tests give their own). */
+  addresses?: AddressSources;
 }
 
 export interface PageServer {
@@ -58,13 +69,21 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
-/** The status page and its JSON API on `listen` (node:http, no framework). Rejects when it cannot listen. */
+/**
+ * The status page and its JSON API on `listen` (node:http, no framework). Rejects when it cannot
+ * listen, and then (whatever failed after listening) leaves no port open.
+ */
 export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
   const { host, port } = parseListen(options.listen);
-  const loopback = isLoopback(host);
-  const files = new StaticFiles();
+  const now = options.now ?? Date.now;
+  const page: Page = {
+    options,
+    files: new StaticFiles(),
+    gate: new PageGate(options.token, isLoopback(host), now),
+    doctor: new Rationed(() => options.controls.doctor(), DOCTOR_REST_MS, now),
+  };
   const server = createServer((request, response) => {
-    handle(request, response, options, files, loopback).catch((error: unknown) => {
+    handle(request, response, page).catch((error: unknown) => {
       if (error instanceof BadRequest) return send(response, 400, { error: error.message });
       options.logger.warn('web.failed', { path: request.url?.split('?')[0], error: (error as Error).message });
       if (!response.headersSent) send(response, 500, { error: (error as Error).message });
@@ -73,17 +92,19 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
   });
   server.on('clientError', (_error, socket) => socket.destroy());
   await listen(server, host, port);
-  const actual = (server.address() as AddressInfo).port;
-  return {
-    urls: urlsFor(host, actual),
-    port: actual,
-    close: () =>
-      new Promise<void>((resolve) => {
-        options.feed.end();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const close = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      options.feed.end();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  try {
+    const actual = (server.address() as AddressInfo).port;
+    return { urls: urlsFor(host, actual, options.addresses), port: actual, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {
@@ -96,30 +117,32 @@ function listen(server: Server, host: string, port: number): Promise<void> {
   });
 }
 
-function urlsFor(host: string, port: number): string[] {
+function urlsFor(host: string, port: number, addresses: AddressSources | undefined): string[] {
   const shown = (h: string): string => `http://${h.includes(':') ? `[${h}]` : h}:${port}/`;
   if (host !== '0.0.0.0' && host !== '::') return [shown(host)];
-  const own = Object.values(networkInterfaces())
-    .flat()
-    .filter((i) => i !== undefined && !i.internal && i.family === 'IPv4')
-    .map((i) => shown((i as { address: string }).address));
-  return [shown('127.0.0.1'), ...own];
+  return [shown('127.0.0.1'), ...ownAddresses(addresses).map(shown)];
 }
 
-async function handle(
-  request: IncomingMessage,
-  response: ServerResponse,
-  options: PageServerOptions,
-  files: StaticFiles,
-  loopback: boolean,
-): Promise<void> {
+interface Page {
+  options: PageServerOptions;
+  files: StaticFiles;
+  gate: PageGate;
+  doctor: Rationed<unknown[]>;
+}
+
+async function handle(request: IncomingMessage, response: ServerResponse, page: Page): Promise<void> {
+  const { options, files } = page;
   // A request target no URL can be made of (`GET http://[::1/`) is the client's mistake.
   if (!URL.canParse(request.url ?? '/', 'http://page.invalid')) {
     return send(response, 400, { error: 'the request target is no URL' });
   }
   const url = new URL(request.url ?? '/', 'http://page.invalid');
-  const verdict = judge(request, url, options.token, loopback);
-  if (!verdict.allowed) return send(response, verdict.status, { error: verdict.why });
+  const verdict = page.gate.judge(request, url);
+  if (!verdict.allowed) {
+    const wait: Record<string, string> =
+      verdict.retryAfterS === undefined ? {} : { 'Retry-After': String(verdict.retryAfterS) };
+    return send(response, verdict.status, { error: verdict.why }, wait);
+  }
   if (verdict.redirect) {
     response.writeHead(303, { Location: verdict.redirect, 'Set-Cookie': verdict.setCookie, ...SECURITY_HEADERS });
     response.end();
@@ -136,8 +159,11 @@ async function handle(
       return feed.open(response);
     case 'GET /api/config':
       return send(response, 200, controls.config());
-    case 'GET /api/doctor':
-      return send(response, 200, { checks: await controls.doctor() });
+    case 'POST /api/doctor': {
+      await readJson(request);
+      const { value, ranAt, again } = await page.doctor.get();
+      return send(response, 200, { checks: value, ranAt: new Date(ranAt).toISOString(), again });
+    }
     case 'GET /api/log':
       return send(response, 200, { lines: controls.log() });
     case 'POST /api/voice-test': {
@@ -176,9 +202,10 @@ async function handle(
 }
 
 /** JSON, scrubbed of every secret hark holds, never cached. */
-function send(response: ServerResponse, status: number, body: unknown): void {
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const json = redact(JSON.stringify(body));
   response.writeHead(status, {
+    ...headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Cache-Control': 'no-store',
     ...(status === 401 ? { 'WWW-Authenticate': 'Bearer realm="hark"' } : {}),

@@ -92,12 +92,12 @@ describe('hark sim and the user key', () => {
 });
 
 describe('config show', () => {
-  it('masks the password of a base URL with credentials', async () => {
+  it('masks the user name and password of a base URL with credentials', async () => {
     const result = await runHark(['config', 'show'], {
       env: cleanEnv({ HARK_SERVICE_BASE_URL: 'https://hark:pa55-w0rd-xyz@proxy.example/api' }),
     });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('baseUrl: https://hark:***@proxy.example/api');
+    expect(result.stdout).toContain('baseUrl: https://***:***@proxy.example/api');
     expect(result.stdout).not.toContain('pa55-w0rd-xyz');
   });
 });

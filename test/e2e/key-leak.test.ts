@@ -1,9 +1,11 @@
 /**
  * The API key never leaves: every command runs with a distinctive key against a server that
  * echoes it back everywhere it can (headers, short and long bodies, stream frames, error
- * events, web pages), and nothing hark prints, logs, or hands a child process (environment or
- * arguments) holds any ten characters of it. The children are stand-ins first on PATH that
- * record their argv and environment, then do the real work where there is any.
+ * events, web pages), and nothing hark prints, logs, serves on its page, or hands a child
+ * process (environment or arguments) holds any ten characters of it. So for a key holding `"`
+ * and `\` (escaped wherever it is written as JSON), and for an MCP server's URL with a user
+ * name, a password and a query secret. The children are stand-ins first on PATH that record
+ * their argv and environment, then do the real work where there is any.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARK, cleanEnv, runHark, type RunResult } from '../helpers/cli.js';
+import { startWebHark } from '../helpers/web.js';
 import { ffmpegPath } from '../../src/audio/ffmpeg.js';
 import { misbehavingServer, sseHeaders, type MisbehavingServer } from '../helpers/misbehaving-server.js';
 import { MONOLOGUE, UTTERANCE } from '../helpers/speech.js';
@@ -21,11 +24,28 @@ const dir = mkdtempSync(join(tmpdir(), 'hark-key-leak-'));
 const bin = join(dir, 'bin');
 const childLog = join(dir, 'children.log');
 
-/** Any ten characters of the key in a row: catches the key whole, cut, or split across lines. */
+/** A key holding the two characters JSON escapes. */
+const QUOTED_KEY = 'hk-QUOTE"CANARY\\Y8x7W6v5U4t3S2r1';
+const MCP_USER = 'mcp-USERCANARY-9k8j7';
+const MCP_PASSWORD = 'mcp-PASSCANARY-7h6g5f4e';
+const MCP_QUERY = 'mcp-QUERYCANARY-3d2c1b0a';
+/** What a `user:password@` becomes on the wire: Basic authorization. */
+const MCP_BASIC = Buffer.from(`${MCP_USER}:${MCP_PASSWORD}`).toString('base64');
+const SECRETS = [KEY, QUOTED_KEY, MCP_USER, MCP_PASSWORD, MCP_QUERY, MCP_BASIC];
+
+/**
+ * Any ten characters in a row of a secret, as written or escaped as JSON: catches it whole, cut,
+ * or split across lines.
+ */
 function leaksIn(text: string): string[] {
   const found = new Set<string>();
-  for (let at = 0; at + 10 <= KEY.length; at++)
-    if (text.includes(KEY.slice(at, at + 10))) found.add(KEY.slice(at, at + 10));
+  for (const secret of SECRETS) {
+    for (const form of [secret, JSON.stringify(secret).slice(1, -1)]) {
+      for (let at = 0; at + 10 <= form.length; at++) {
+        if (text.includes(form.slice(at, at + 10))) found.add(form.slice(at, at + 10));
+      }
+    }
+  }
   return [...found];
 }
 
@@ -61,6 +81,11 @@ function echo(server: { chunks: number }) {
     const key = keyOf(req.headers);
     const headers = { 'x-request-id': key, 'x-echo': `key=${key}` };
     const ask = req.body;
+    if (req.url?.startsWith('/mcp')) {
+      // An MCP server that refuses, quoting back what it was sent.
+      res.writeHead(401, { 'content-type': 'text/plain', 'x-echo': `${req.url} ${String(req.headers.authorization)}` });
+      return res.end(`no entry for ${req.url} with ${String(req.headers.authorization)}`);
+    }
     if (req.url?.includes('transcriptions')) {
       // Every second chunk of a long file fails with a long page that ends in the key.
       if (ask.includes('filename="chunk.wav"') && server.chunks++ % 2 === 1) {
@@ -204,6 +229,53 @@ describe('the API key never leaves hark', () => {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.on('close', resolve));
     outputs.push({ what: 'sim stdout', text });
+  });
+
+  describe('a key holding `"` and `\\`, and an MCP server whose URL holds a user name, a password and a query secret', () => {
+    const quoted = (): Record<string, string> => ({ HARK_API_KEY: QUOTED_KEY, HARK_CONFIG: mcpConfig() });
+    let config: string | undefined;
+    function mcpConfig(): string {
+      if (config) return config;
+      config = join(dir, 'mcp.yaml');
+      const url = `${server.url.replace('http://', `http://${MCP_USER}:${MCP_PASSWORD}@`)}/mcp?key=${MCP_QUERY}&mode=full`;
+      writeFileSync(config, `tools:\n  mcpServers:\n    - name: home\n      url: ${url}\n      allow: ["*"]\n`);
+      return config;
+    }
+
+    it.each([
+      ['chat, quoted key (key in stream frames)', ['chat', 'say it back']],
+      ['chat --api messages, quoted key (error event)', ['chat', '--api', 'messages', 'error-event']],
+      ['config show, MCP URL', ['config', 'show']],
+      ['config check, MCP URL', ['config', 'check']],
+      ['tools list, MCP server refusing', ['tools', 'list']],
+      ['doctor, quoted key', ['doctor']],
+    ])('%s', async (what, args) => {
+      await hark(what, args, quoted());
+    });
+
+    it('run --input, the MCP server retried, and the status page: /api/config, /api/log, /api/state, /api/turns', async () => {
+      const page = await startWebHark(['run', '--input', UTTERANCE, '--fast', '--web', '-o', join(dir, 'web.wav')], {
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        HARK_FFMPEG: join(bin, 'ffmpeg'),
+        HARK_SERVICE_BASE_URL: server.url,
+        HARK_SERVICE_RETRY_MAX_RETRIES: '0',
+        ...quoted(),
+      });
+      try {
+        await page.line('web.staying');
+        await page.line('mcp.reconnect');
+        for (const path of ['config', 'log', 'state', 'turns']) {
+          const response = await fetch(`${page.url}api/${path}`);
+          outputs.push({ what: `/api/${path}`, text: JSON.stringify([...response.headers]) + (await response.text()) });
+        }
+      } finally {
+        await page.stop();
+      }
+      outputs.push({ what: 'run --web log', text: JSON.stringify(page.lines) });
+      // The MCP server was reached, with the password as Basic authorization and the query as written.
+      expect(server.requests.some((r) => r.path === `/mcp?key=${MCP_QUERY}&mode=full`)).toBe(true);
+      expect(page.lines.some((l) => l.event === 'mcp.unavailable')).toBe(true);
+    });
   });
 
   it('in nothing printed or logged, nor in any child process argv or environment', () => {

@@ -3,8 +3,17 @@
  * does. As root the tests switch to `nobody`; as anyone else they take read permission away,
  * which is what a root-only file looks like to the service.
  */
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +111,41 @@ describe.runIf(asRoot)('hark doctor --as-service', () => {
     );
     expect(result.stdout).toMatch(/^ok +service +http:\/\/127\.0\.0\.1:\d+\/ answers and accepts the key/m);
     expect(result.stdout).toMatch(/^ok +service sandbox/m);
+  });
+
+  it("keeps the key, while the check runs, in a folder only the check's own user can reach, and removes it when interrupted", async () => {
+    const etc = etcHark(0o644);
+    // The parent makes its folder under TMPDIR: one of this test's own, to look into.
+    const tmp = openDir('hark-tmp-');
+    let child: ChildProcess | undefined;
+    const run = runHark(['doctor', '--as-service', '--service-etc', etc], {
+      env: cleanEnv({ TMPDIR: tmp }),
+      started: (started) => (child = started),
+    });
+    const found = () => readdirSync(tmp).find((name) => name.startsWith('hark-as-service-'));
+    await expect
+      .poll(() => existsSync(join(tmp, found() ?? 'none', 'credentials', 'hark-api-key')), {
+        timeout: 20_000,
+        interval: 10,
+      })
+      .toBe(true);
+    const folder = join(tmp, found() as string);
+    const key = join(folder, 'credentials', 'hark-api-key');
+    const owner = statSync(folder).uid;
+    expect(owner).not.toBe(NOBODY);
+    expect(owner).toBeGreaterThanOrEqual(61184);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    expect(statSync(key)).toMatchObject({ uid: owner, mode: expect.any(Number) as number });
+    expect(statSync(key).mode & 0o777).toBe(0o400);
+    // No account has that id (and, when the check began, no process had it).
+    const accounts = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .map((line) => Number(line.split(':')[2]));
+    expect(accounts).not.toContain(owner);
+    child?.kill('SIGINT');
+    const result = await run;
+    expect(result.signal).toBeNull();
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it('refuses to run unless root, since it switches users', async () => {

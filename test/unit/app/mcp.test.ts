@@ -23,6 +23,36 @@ afterEach(async () => {
 });
 
 describe('MCP servers', () => {
+  it('a user name and password in the URL are sent as Basic authorization, and are never logged, nor a query secret', async () => {
+    const seen: (string | undefined)[] = [];
+    const http = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(503).end();
+    });
+    open.push(http);
+    await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
+    const { port } = http.address() as AddressInfo;
+    const logger = watchedLogger();
+    const source = await startMcpSource(
+      {
+        name: 'locked',
+        command: undefined,
+        args: [],
+        env: {},
+        url: `http://hark-user:pa55-word-99@127.0.0.1:${port}/mcp?token=query-secret-789&mode=full`,
+        headers: {},
+        allow: ['*'],
+      },
+      { callTimeoutMs: 2000, logger, connectTimeoutMs: 2000 },
+    );
+    open.push(source);
+    await logger.line('mcp.reconnect');
+    expect(seen[0]).toBe(`Basic ${Buffer.from('hark-user:pa55-word-99').toString('base64')}`);
+    const logged = JSON.stringify(logger.lines);
+    expect(logger.lines.find((l) => l.event === 'mcp.unavailable')).toBeDefined();
+    expect(logged).not.toMatch(/pa55-word-99|query-secret-789|hark-user|aGFyay11c2Vy/);
+  });
+
   it('stdio: only allowed tools are offered; the child gets no key; one that dies is started again and works', async () => {
     const logger = watchedLogger();
     process.env.HARK_API_KEY = 'sk-never-to-a-child';
@@ -32,11 +62,11 @@ describe('MCP servers', () => {
         {
           name: 'crashing',
           command: process.execPath,
-          args: [CRASHING],
+          args: [CRASHING, '--token=${MCP_TEST_TOKEN}'],
           env: { TOKEN: '${MCP_TEST_TOKEN}' },
           url: undefined,
           headers: {},
-          allow: ['ping', 'crash', 'env'],
+          allow: ['ping', 'crash', 'env', 'args'],
         },
         { callTimeoutMs: 5000, logger },
       );
@@ -45,7 +75,10 @@ describe('MCP servers', () => {
         'ping mcp:crashing',
         'crash mcp:crashing',
         'env mcp:crashing',
+        'args mcp:crashing',
       ]);
+      const args = source.tools().find((t) => t.name === 'args');
+      expect((await args?.run({}, signal()))?.text).toBe('--token=tok-for-the-child');
       const env = source.tools().find((t) => t.name === 'env');
       expect((await env?.run({ names: ['HARK_API_KEY', 'TOKEN'] }, signal()))?.text).toBe(
         'HARK_API_KEY=(unset) TOKEN=tok-for-the-child',
@@ -72,10 +105,12 @@ describe('MCP servers', () => {
     }
   });
 
-  it('streamable HTTP: the header is filled from the environment and sent; the allow-list holds', async () => {
+  it('streamable HTTP: the header and the URL are filled from the environment and sent; the allow-list holds', async () => {
     const seen: (string | undefined)[] = [];
+    const queries: (string | undefined)[] = [];
     const http = createServer((req, res) => {
       seen.push(req.headers.authorization);
+      queries.push(req.url);
       const server = new McpServer({ name: 'http', version: '1.0.0' });
       server.registerTool('lights_off', { description: 'Turns the lights off.' }, () => ({
         content: [{ type: 'text', text: 'The kitchen lights are off.' }],
@@ -91,6 +126,7 @@ describe('MCP servers', () => {
     await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
     const { port } = http.address() as AddressInfo;
     process.env.MCP_TEST_HASS = 'hass-token-123';
+    process.env.MCP_TEST_QUERY = 'query-secret-456';
     try {
       const source = await startMcpSource(
         {
@@ -98,7 +134,7 @@ describe('MCP servers', () => {
           command: undefined,
           args: [],
           env: {},
-          url: `http://127.0.0.1:${port}/mcp`,
+          url: `http://127.0.0.1:${port}/mcp?key=\${MCP_TEST_QUERY}`,
           headers: { Authorization: 'Bearer ${MCP_TEST_HASS}' },
           allow: ['lights_off'],
         },
@@ -109,8 +145,10 @@ describe('MCP servers', () => {
       expect((await source.tools()[0]?.run({}, signal()))?.text).toBe('The kitchen lights are off.');
       expect(seen.length).toBeGreaterThan(0);
       expect(new Set(seen)).toEqual(new Set(['Bearer hass-token-123']));
+      expect(new Set(queries)).toEqual(new Set(['/mcp?key=query-secret-456']));
     } finally {
       delete process.env.MCP_TEST_HASS;
+      delete process.env.MCP_TEST_QUERY;
     }
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resultText } from '../../../src/app/mcp.js';
-import { fillPlaceholders } from '../../../src/config/placeholders.js';
+import { fillPlaceholders } from '../../../src/config/secret-values.js';
 import { stateDirectory } from '../../../src/app/tools.js';
 import { redact } from '../../../src/system/secrets.js';
 

@@ -35,6 +35,16 @@ describe('logger', () => {
     }
   });
 
+  it('scrubs a secret holding `"` and `\\`, which a JSON line holds escaped', () => {
+    const quoted = 'sk-logger-"quote"-\\slash-1a2b';
+    registerSecret(quoted);
+    for (const format of ['json', 'pretty'] as const) {
+      const { logger, lines } = collect({ format });
+      logger.error('service.echo', { header: `Bearer ${quoted}`, error: new Error(`bad key ${quoted}`) });
+      expect(lines.join(''), format).not.toMatch(/quote|slash/);
+    }
+  });
+
   it('keeps the last lines for the status page as JSON, scrubbed, even when the terminal gets pretty lines', () => {
     const tail = new LogTail(2);
     const { logger } = collect({ format: 'pretty', tail });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StreamRedactor, excerpt, registerSecret } from '../../../src/system/secrets.js';
+import { StreamRedactor, excerpt, redact, registerSecret } from '../../../src/system/secrets.js';
 
 const KEY = 'sk-secrets-test-4f2a9c7e1b';
 registerSecret(KEY);
@@ -29,5 +29,19 @@ describe('secrets', () => {
     expect(redactor.push('the key is sk-sec')).toBe('the key is ');
     expect(redactor.push('ond thoughts.')).toBe('sk-second thoughts.');
     expect(redactor.end()).toBe('');
+  });
+});
+
+describe('a secret holding `"` or `\\`', () => {
+  const QUOTED = 'sk-"quoted"\\back\\slash-77e1';
+  registerSecret(QUOTED);
+
+  it('is scrubbed as written, and from text already serialised as JSON, where those characters are escaped', () => {
+    expect(redact(`key ${QUOTED} end`)).toBe('key *** end');
+    const json = JSON.stringify({ error: `bad key ${QUOTED}` });
+    expect(json).not.toContain(QUOTED);
+    expect(redact(json)).toBe('{"error":"bad key ***"}');
+    // A log line kept for the page and sent again as JSON: escaped twice, scrubbed at the first.
+    expect(redact(JSON.stringify({ lines: [redact(json)] }))).not.toMatch(/quoted|back/);
   });
 });

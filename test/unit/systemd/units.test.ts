@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, readApiKey } from '../../../src/config/load.js';
+import { childEnvironment } from '../../../src/system/spawn.js';
 import { referenceCacheDir } from '../../../src/voice/reference.js';
 
 const SYSTEMD = resolve(import.meta.dirname, '../../../systemd');
@@ -119,6 +120,32 @@ describe('systemd/hark-user.service settings', () => {
     expect(text).not.toMatch(/network-online\.target/);
     expect(values(text, 'After').join(' ')).toMatch(/pipewire\.service.*pulseaudio\.service/);
   });
+});
+
+describe('NotifyAccess in both units', () => {
+  /** The comment lines right above a directive. */
+  function commentAbove(text: string, directive: string): string {
+    const lines = text.split('\n');
+    const at = lines.indexOf(directive);
+    let first = at;
+    while (first > 0 && lines[first - 1]?.startsWith('#')) first--;
+    return lines.slice(first, at).join(' ');
+  }
+
+  it.each(['hark.service', 'hark-user.service'])(
+    '%s: "all" only because a child reports for hark, with the cost said above it; no other child gets the socket',
+    (name) => {
+      const text = unit(name);
+      expect(values(text, 'NotifyAccess')).toEqual(['all']);
+      const why = commentAbove(text, 'NotifyAccess=all');
+      expect(why).toMatch(/systemd-notify, a child/);
+      expect(why).toMatch(/Node cannot send a\s+(# )?Unix datagram itself/);
+      expect(why).toMatch(/NotifyAccess=main (systemd )?would drop every report/);
+      expect(why).toMatch(/Any process of the unit/i);
+      // Only systemd-notify is handed the socket: an MCP server or a player never is.
+      expect(childEnvironment({}, { NOTIFY_SOCKET: '/run/systemd/notify', PATH: '/bin' })).toEqual({ PATH: '/bin' });
+    },
+  );
 });
 
 describe('the clip cache under systemd', () => {

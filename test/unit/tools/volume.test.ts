@@ -75,6 +75,21 @@ describe('the volume tool', () => {
     expect(player.gain).toBe(0);
   });
 
+  it("in a command that ends with the call, says that hark's own gain went with it; a mixer's setting lasts", async () => {
+    const once = async (control: Parameters<typeof volumeTool>[0], input: Record<string, unknown>) =>
+      (await volumeTool(control, 10, true).run(input, new AbortController().signal)).text;
+    const gain = withFallback(wpctl(mixer({}).run), gainControl({ gain: 1 }), () => undefined);
+    expect(await once(gain, { action: 'set', percent: 50 })).toBe(
+      "Volume 50% (gain). No mixer answered, so this was hark's own playback gain, which lives only in this command: it ended with it, and the volume of a running hark did not change. Ask hark itself, or use the mixer of its player (wpctl, pactl or amixer).",
+    );
+    // Read in a command of its own, hark's gain is that command's, not a running hark's.
+    expect(await once(gain, { action: 'get' })).toBe(
+      "Volume 50% (gain). No mixer answered, so this is hark's own playback gain in this command, not the volume of a running hark. Ask hark itself, or use the mixer of its player (wpctl, pactl or amixer).",
+    );
+    const { run } = mixer({ 'wpctl get-volume': 'Volume: 0.50\n', 'wpctl set-volume': '' });
+    expect(await once(wpctl(run), { action: 'set', percent: 50 })).toBe('Volume 50% (wpctl).');
+  });
+
   it('refuses an action it does not know', async () => {
     await expect(call(gainControl({ gain: 1 }), { action: 'louder' })).rejects.toThrow(/action must be one of/);
   });

@@ -1,42 +1,8 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LiveFeed } from '../../../src/web/live.js';
-import { PageState } from '../../../src/web/page-state.js';
-import { ControlRefused, startPageServer, type PageControls, type PageServer } from '../../../src/web/server.js';
-import { registerSecret } from '../../../src/system/secrets.js';
-import { watchedLogger } from '../../helpers/logger.js';
+import { API_KEY, TOKEN, call, start, stopServer } from '../../helpers/page-server.js';
 
-const TOKEN = 'page-token-server-test-5b1e0c';
-const API_KEY = 'sk-server-test-key-93ad1f0e';
-registerSecret(TOKEN);
-registerSecret(API_KEY);
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-function call(
-  port: number,
-  path: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
+afterEach(stopServer);
 
 /** Reads the live stream until `count` events have come, then hangs up. */
 function events(port: number, count: number, headers: Record<string, string> = {}): Promise<unknown[]> {
@@ -62,39 +28,6 @@ function events(port: number, count: number, headers: Record<string, string> = {
     req.on('error', reject);
     req.end();
   });
-}
-
-function controls(calls: string[]): PageControls {
-  return {
-    voiceTest: (text) => {
-      calls.push(`voice-test ${text ?? ''}`);
-      if (text === 'busy') return Promise.reject(new ControlRefused('hark is speaking'));
-      return Promise.resolve({ text: text ?? 'sample', voice: 'sim', playedMs: 1200, player: 'file' });
-    },
-    mute: (on) => void calls.push(`mute ${String(on)}`),
-    stopSpeaking: () => void calls.push('stop'),
-    config: () => ({ secrets: { apiKey: 'set (not shown)' }, echo: `key ${API_KEY}` }),
-    doctor: () => Promise.resolve([{ name: 'node', ok: true, detail: `key ${API_KEY}` }]),
-    log: () => [`{"event":"x","token":"${TOKEN}"}`],
-  };
-}
-
-let server: PageServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function start(token: string | undefined, calls: string[] = []) {
-  const feed = new LiveFeed(new PageState({ version: 'test' }));
-  server = await startPageServer({
-    listen: '127.0.0.1:0',
-    token,
-    feed,
-    controls: controls(calls),
-    logger: watchedLogger(),
-  });
-  return { feed, port: server.port, calls };
 }
 
 describe('the status page server', () => {
@@ -136,7 +69,12 @@ describe('the status page server', () => {
     const { port } = await start(TOKEN);
     const auth = { Authorization: `Bearer ${TOKEN}` };
     for (const path of ['/api/config', '/api/doctor', '/api/log', '/api/state', `/?token=${TOKEN}`]) {
-      const reply = await call(port, path, { headers: auth });
+      const post = path === '/api/doctor';
+      const reply = await call(port, path, {
+        method: post ? 'POST' : 'GET',
+        headers: post ? { ...auth, 'Content-Type': 'application/json' } : auth,
+      });
+      expect(reply.status, path).toBeLessThan(400);
       const everything = JSON.stringify(reply.headers) + reply.body;
       expect(everything, path).not.toContain(TOKEN);
       expect(everything, path).not.toContain(API_KEY);
