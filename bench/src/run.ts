@@ -15,6 +15,7 @@ import { benchRoom } from './room.js';
 import { benchTranscribeMemory } from './transcribe-memory.js';
 import { benchTools } from './tools.js';
 import { benchWeb } from './web.js';
+import { benchBoard } from './board.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<unknown>> = {
@@ -33,6 +34,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'transcribe-memory': () => benchTranscribeMemory(),
   tools: () => benchTools(),
   web: () => benchWeb(),
+  board: () => benchBoard(),
 };
 
 for (const [name, run] of Object.entries(benches)) {
