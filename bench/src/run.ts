@@ -16,6 +16,7 @@ import { benchTranscribeMemory } from './transcribe-memory.js';
 import { benchTools } from './tools.js';
 import { benchWeb } from './web.js';
 import { benchHome } from './home.js';
+import { benchBoard } from './board.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<unknown>> = {
@@ -35,6 +36,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   tools: () => benchTools(),
   web: () => benchWeb(),
   home: () => benchHome(),
+  board: () => benchBoard(),
 };
 
 for (const [name, run] of Object.entries(benches)) {

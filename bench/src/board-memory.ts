@@ -1,0 +1,67 @@
+/**
+ * (e) Resident memory with the defaults: `hark run --web` (the status page loaded, as the daemon
+ * serves it) of 50 turns in real time, each the wake word and a question; read from /proc after
+ * the 50th turn, before hark is stopped: VmRSS then (steady) and VmHWM (its peak). Not `--fast`:
+ * the wake-word detector then scores the whole file in one go, which alone took 440 MB.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CpuCap } from './cpu-cap.js';
+import { HarkProcess, type Build, type Memory } from './board-hark.js';
+import { overRoom, writeWav, type Piece } from './board-audio.js';
+import { RemoteSim } from './sim-client.js';
+import { RATE } from './wake-audio.js';
+
+export interface MemoryRun {
+  turns: number;
+  memory?: Memory;
+  failure?: string;
+}
+
+/** After each question: hark's answer, then quiet. */
+const GAP_MS = 3000;
+const SCRIPTED = 3;
+
+export async function memoryRun(build: Build, questions: Piece[], turns: number): Promise<MemoryRun> {
+  const parts: { samples: Int16Array; atMs: number }[] = [];
+  let atMs = 1000;
+  for (let i = 0; i < turns; i++) {
+    const question = questions[i % questions.length] as Piece;
+    parts.push({ samples: question.samples, atMs });
+    atMs += (question.samples.length / RATE) * 1000 + GAP_MS;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'hark-board-memory-'));
+  const sim = await RemoteSim.start({
+    voice: 'synthetic',
+    timing: { transcriptionDelayMs: 1, ttftMs: 1, tokensPerSecond: 5000, ttsFirstByteMs: 1, ttsRealtimeFactor: 1000 },
+  });
+  // hark may send what it heard before a question's end and take it back (extraRequests): each
+  // turn is scripted a few times over, so that no turn gets the stand-in's long default reply,
+  // which the next question would interrupt.
+  for (let i = 0; i < SCRIPTED * turns; i++) await sim.transcript('What is the weather like?');
+  for (let i = 0; i < SCRIPTED * turns; i++)
+    await sim.reply({ text: 'It is sunny, with a light breeze from the west.' });
+  const cap = CpuCap.create(`hark-bench-${process.pid}-${Math.round(Math.random() * 1e9)}`, undefined);
+  const input = writeWav(join(dir, 'input.wav'), overRoom(parts, atMs));
+  const hark = HarkProcess.start({
+    build,
+    cap,
+    service: sim,
+    args: ['--input', input, '--output', join(dir, 'output.wav'), '--web'],
+  });
+  try {
+    const last = await hark.next(() => hark.all('turn').length >= turns, atMs + 120_000);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const result: MemoryRun = { turns: hark.all('turn').length };
+    const memory = hark.memory();
+    if (memory) result.memory = memory;
+    if (!last) result.failure = `${result.turns} of ${turns} turns: ${hark.tail()}`;
+    return result;
+  } finally {
+    await hark.stop();
+    await cap.remove();
+    sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * hark on a small board (`npm run bench -- board`): the real `hark run` with the defaults, its
+ * CPU capped by a cgroup at shares of one core of this machine (by single-core benchmarks a Pi 4
+ * core is worth about 1/6 of it, a Pi 3 or Zero 2 W 1/12 to 1/16), the stand-in service outside
+ * the cap. At each share: (a) the wake word heard, 1 s after hark starts and after 10 s of the
+ * room (board-wake.ts); through a real sound server (board-room.ts): (b) voice to voice, (c)
+ * barge-in, (d) CPU in a quiet room and in speech; (e) memory. The CPU split by stage
+ * (board-stages.ts) and memory after 50 turns (board-memory.ts) are measured uncapped.
+ *
+ * HARK_BENCH_BASELINE=<checkout with dist built>: the same figures for that build beside this
+ * one's (HARK_BENCH_BUILD: measure another checkout than this one). HARK_BENCH_QUICK=1: fewer
+ * clips and turns, 7 % alone. HARK_BENCH_SHARES=100,7: these shares only (100: uncapped; the
+ * targets measured uncapped, and voice to voice at 7 %, need it).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../../dist/system/package-paths.js';
+import { CpuCap, CpuCapUnavailable } from './cpu-cap.js';
+import type { Build } from './board-hark.js';
+import { QUESTIONS, overRoom, recordedWakeWords, room, spokenWakeWords, wakeThen } from './board-audio.js';
+import { memoryRun } from './board-memory.js';
+import { runAll, type Job } from './board-pool.js';
+import { report, type BuildResult } from './board-report.js';
+import { roomRun, type RoomPlan } from './board-room.js';
+import { stageCpuApart } from './board-stages.js';
+import { wakeRun, type WakeRun } from './board-wake.js';
+import { fixture } from './fixtures.js';
+import { RemoteSim } from './sim-client.js';
+
+const QUICK = process.env.HARK_BENCH_QUICK === '1';
+/** % of one core; undefined: uncapped. */
+const SHARES: (number | undefined)[] = (process.env.HARK_BENCH_SHARES ?? (QUICK ? '7' : '100,50,17,7,5'))
+  .split(',')
+  .map(Number)
+  .map((share) => (share >= 100 ? undefined : share));
+const PLAN = QUICK
+  ? { spoken: 2, turns: 3, interruptions: ['speech-a', 'speech-d'], windowMs: 10_000, memoryTurns: 15 }
+  : {
+      spoken: 10,
+      turns: 6,
+      interruptions: ['speech-a', 'speech-b', 'speech-c', 'speech-d', 'speech-e'],
+      windowMs: 20_000,
+      memoryTurns: 50,
+    };
+/**
+ * hark processes side by side, each in its own group: their shares of a core (an uncapped one
+ * reckoned at what it takes while it starts, or while it listens) within the budget, at most
+ * `most` at once. Sound servers: at most `rooms`, each run's builds side by side.
+ */
+const POOL = { budget: 150, most: 10, rooms: 4 };
+/** Room runs in this order: the heaviest beside the lightest. */
+const ROOM_ORDER = [undefined, 5, 50, 7, 17];
+
+function builds(): Build[] {
+  const all = [{ name: 'this build', root: process.env.HARK_BENCH_BUILD ?? PACKAGE_ROOT }];
+  if (process.env.HARK_BENCH_BASELINE) all.push({ name: 'baseline', root: process.env.HARK_BENCH_BASELINE });
+  for (const build of all) {
+    if (!existsSync(join(build.root, 'dist', 'bin', 'hark.js')))
+      throw new Error(`${build.root}: no dist/bin/hark.js (run npm run build there)`);
+  }
+  return all;
+}
+
+/** Fails at once, with the reason, where this machine cannot cap a process's CPU. */
+async function checkCap(): Promise<string> {
+  const cap = CpuCap.create(`hark-bench-${process.pid}-check`, 7);
+  const how = cap.describe();
+  await cap.remove();
+  return how;
+}
+
+export async function benchBoard(): Promise<void> {
+  const started = performance.now();
+  let how: string;
+  try {
+    how = await checkCap();
+  } catch (error) {
+    if (!(error instanceof CpuCapUnavailable)) throw error;
+    console.error(`\nSmall-board bench: ${error.message}`);
+    process.exitCode = 1;
+    return;
+  }
+  const wrong = SHARES.filter((share) => share !== undefined && !(share >= 5));
+  if (wrong.length)
+    throw new Error(`HARK_BENCH_SHARES: ${wrong.join(', ')}: shares are 5 to 100 (% of one core; 100: uncapped)`);
+  const all = builds();
+  const wakeWords = [...(await recordedWakeWords()), ...(await spokenWakeWords(PLAN.spoken))];
+  const questions = await Promise.all(QUESTIONS.map((clip) => wakeThen(clip)));
+  const monologue = await fixture('monologue-71s.ogg');
+  const speech = overRoom(
+    [{ samples: monologue.subarray(16_000, 16_000 + (PLAN.windowMs / 1000 + 3) * 16_000), atMs: 0 }],
+    PLAN.windowMs + 3000,
+  );
+  const plan: RoomPlan = {
+    windowMs: PLAN.windowMs,
+    questions: Array.from(
+      { length: PLAN.turns },
+      (_, i) => questions[i % questions.length] as (typeof questions)[number],
+    ),
+    interruptions: PLAN.interruptions,
+    speech,
+  };
+  console.log(
+    `\nSmall board: ${all.map((b) => `${b.name} (${b.root})`).join(' beside ')}; shares ${SHARES.map((s) => (s === undefined ? 'uncapped' : `${s} %`)).join(', ')}; ${how}`,
+  );
+
+  // (e) in real time beside (a): uncapped, it takes little while it listens.
+  const memories = Promise.all(all.map((build) => memoryRun(build, questions, PLAN.memoryTurns)));
+  const service = await RemoteSim.start({ voice: 'synthetic' });
+  const jobs: Job<{ build: Build; share: number | undefined; run: WakeRun }>[] = [];
+  const job = (build: Build, share: number | undefined, weight: number, run: () => Promise<WakeRun>) => ({
+    weight: share ?? weight,
+    run: async () => ({ build, share, run: await run() }),
+  });
+  // The long runs first, then one clip at a time, the builds alternating.
+  for (const share of SHARES)
+    for (const build of all)
+      jobs.push(job(build, share, 15, () => wakeRun(build, share, wakeWords, 'after 10 s of room', service)));
+  for (const clip of wakeWords)
+    for (const share of SHARES)
+      for (const build of all)
+        jobs.push(job(build, share, 40, () => wakeRun(build, share, [clip], '1 s after start', service)));
+  const wakeRuns = await runAll(jobs, POOL.budget, POOL.most);
+  service.close();
+  const seconds = () => Math.round((performance.now() - started) / 1000);
+  console.log(`(a) the wake word: ${wakeRuns.length} runs, ${seconds()} s so far`);
+
+  const order = [...ROOM_ORDER.filter((s) => SHARES.includes(s)), ...SHARES.filter((s) => !ROOM_ORDER.includes(s))];
+  const rooms = await runAll(
+    order.flatMap((share) =>
+      all.map((build) => ({
+        weight: share ?? 60,
+        run: async () => ({ build, share, room: await roomRun(build, share, plan) }),
+      })),
+    ),
+    POOL.budget,
+    POOL.rooms,
+  );
+  console.log(`(b-d) the room: ${rooms.length} runs, ${seconds()} s so far`);
+  const results: BuildResult[] = all.map((build) => ({
+    build,
+    shares: SHARES.map((share) => ({
+      share,
+      wake: wakeRuns.filter((r) => r.build === build && r.share === share).map((r) => r.run),
+      room: (rooms.find((r) => r.build === build && r.share === share) as (typeof rooms)[number]).room,
+    })),
+    memory: { turns: 0 },
+  }));
+  const silence = room(PLAN.windowMs);
+  const window = speech.subarray(16_000, 16_000 + (PLAN.windowMs / 1000) * 16_000);
+  for (const result of results) result.stages = await stageCpuApart(result.build, { silence, speech: window });
+  for (const [i, memory] of (await memories).entries()) (results[i] as BuildResult).memory = memory;
+  report(results, {
+    quick: QUICK,
+    windowMs: PLAN.windowMs,
+    memoryTurns: PLAN.memoryTurns,
+    cap: how,
+    seconds: (performance.now() - started) / 1000,
+  });
+}
