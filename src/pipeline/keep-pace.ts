@@ -1,5 +1,7 @@
 import {
   EMPTY,
+  concat,
+  defer,
   endWith,
   ignoreElements,
   merge,
@@ -61,16 +63,29 @@ export function keepPace(
         return of(behind());
       }),
     );
+    // What was dropped is said at once, then summed over REPEAT_MS at a time (a detector that
+    // drops does so step after step), and what is left unsaid when the frames end.
+    let unsaidMs = 0;
+    let droppedSaidAt = -Infinity;
+    const dropped = (): Observable<PaceEvent> => {
+      const droppedMs = unsaidMs;
+      unsaidMs = 0;
+      return droppedMs > 0 ? of({ type: 'dropped', droppedMs }) : EMPTY;
+    };
     const detector: Observable<PaceEvent> = (wake?.backlog ?? EMPTY).pipe(
       mergeMap((report): Observable<PaceEvent> => {
-        const dropped = report.droppedMs - droppedSoFar;
+        const droppedMs = report.droppedMs - droppedSoFar;
         droppedSoFar = report.droppedMs;
-        return dropped > 0
-          ? of({ type: 'dropped', droppedMs: dropped })
-          : of({ type: 'wake-pace', pace: report.pace, backlogMs: Math.round(report.backlogMs) });
+        if (droppedMs <= 0)
+          return of({ type: 'wake-pace', pace: report.pace, backlogMs: Math.round(report.backlogMs) });
+        unsaidMs += droppedMs;
+        const at = now();
+        if (at - droppedSaidAt < REPEAT_MS) return EMPTY;
+        droppedSaidAt = at;
+        return dropped();
       }),
       takeUntil(frames.pipe(ignoreElements(), endWith(true))),
     );
-    return merge(lags, detector);
+    return merge(lags, concat(detector, defer(dropped)));
   };
 }

@@ -77,4 +77,29 @@ describe('keepPace: never silent about falling behind the microphone', () => {
     expect(ended).toBe(true);
     expect(backlog.observed).toBe(false);
   });
+
+  it('says what the detector dropped once, then summed every 10 s, and the rest when the frames end', async () => {
+    const clock = { now: 0 };
+    const frames = new Subject<ScoredFrame>();
+    const backlog = new Subject<WakeBacklog>();
+    const wake = { backlogMs: 0, backlog } as Pick<WakeWordDetector, 'backlogMs' | 'backlog'> as WakeWordDetector;
+    const events = lastValueFrom(
+      frames.pipe(
+        keepPace(wake, () => clock.now),
+        toArray(),
+      ),
+    );
+    // A step dropped every 80 ms for 12 s: 150 reports.
+    for (let step = 1; step <= 150; step++) {
+      clock.now = step * 80;
+      backlog.next({ pace: 'noisy', backlogMs: 30_000, droppedMs: step * 80, atMs: step * 80 });
+    }
+    frames.complete();
+    const dropped = (await events).filter((e) => e.type === 'dropped');
+    expect(dropped).toEqual<PaceEvent[]>([
+      { type: 'dropped', droppedMs: 80 },
+      { type: 'dropped', droppedMs: 10_000 },
+      { type: 'dropped', droppedMs: 1920 },
+    ]);
+  });
 });
