@@ -145,7 +145,8 @@ describe.runIf(asRoot)('hark doctor --as-service', () => {
     child?.kill('SIGINT');
     const result = await run;
     expect(result.signal).toBeNull();
-    expect(readdirSync(tmp)).toEqual([]);
+    // Gone; Node 22 and later may leave its compile cache beside it (node-compile-cache).
+    expect(found()).toBeUndefined();
   });
 
   it('refuses to run unless root, since it switches users', async () => {
