@@ -1,5 +1,5 @@
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 /** TCP's LISTEN state, as /proc/net/tcp writes it. */
 const LISTENING = '0A';
@@ -59,8 +59,14 @@ function holdsSocket(fds: string, sockets: Map<string, string>): boolean {
   });
 }
 
+/**
+ * The program's name: its command line's first word (comm is a thread's name, and Node 24 names
+ * its main thread "MainThread"), else comm.
+ */
 function commandName(processDir: string): string {
   try {
+    const program = readFileSync(join(processDir, 'cmdline'), 'utf8').split('\0')[0] ?? '';
+    if (program) return basename(program);
     return readFileSync(join(processDir, 'comm'), 'utf8').trim() || 'a process';
   } catch {
     return 'a process';
