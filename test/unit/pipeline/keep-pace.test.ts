@@ -11,6 +11,21 @@ function scored(frames: Subject<ScoredFrame>, clock: { now: number }, scoredAt: 
   frames.next({ samples: new Int16Array(512), capturedAt: scoredAt - lagMs, probability: 0 });
 }
 
+/** keepPace over frames and a wake-word detector's backlog reports, on a clock the test moves. */
+function paced() {
+  const clock = { now: 0 };
+  const frames = new Subject<ScoredFrame>();
+  const backlog = new Subject<WakeBacklog>();
+  const wake = { backlogMs: 0, backlog } as Pick<WakeWordDetector, 'backlogMs' | 'backlog'> as WakeWordDetector;
+  const events = lastValueFrom(
+    frames.pipe(
+      keepPace(wake, () => clock.now),
+      toArray(),
+    ),
+  );
+  return { clock, frames, backlog, wake, events };
+}
+
 describe('keepPace: never silent about falling behind the microphone', () => {
   it('says when scoring falls more than a second behind, again every 10 s while it stays behind, and when it has caught up', async () => {
     const clock = { now: 0 };
@@ -39,16 +54,7 @@ describe('keepPace: never silent about falling behind the microphone', () => {
   });
 
   it("counts the wake-word detector's backlog too, and passes on its changes of pace and what it dropped", async () => {
-    const clock = { now: 0 };
-    const frames = new Subject<ScoredFrame>();
-    const backlog = new Subject<WakeBacklog>();
-    const wake = { backlogMs: 0, backlog } as Pick<WakeWordDetector, 'backlogMs' | 'backlog'> as WakeWordDetector;
-    const events = lastValueFrom(
-      frames.pipe(
-        keepPace(wake, () => clock.now),
-        toArray(),
-      ),
-    );
+    const { clock, frames, backlog, wake, events } = paced();
     (wake as { backlogMs: number }).backlogMs = 7000;
     backlog.next({ pace: 'noisy', backlogMs: 7000, droppedMs: 0, atMs: 1000 });
     scored(frames, clock, 1000, 40);
@@ -79,16 +85,7 @@ describe('keepPace: never silent about falling behind the microphone', () => {
   });
 
   it('says what the detector dropped once, then summed every 10 s, and the rest when the frames end', async () => {
-    const clock = { now: 0 };
-    const frames = new Subject<ScoredFrame>();
-    const backlog = new Subject<WakeBacklog>();
-    const wake = { backlogMs: 0, backlog } as Pick<WakeWordDetector, 'backlogMs' | 'backlog'> as WakeWordDetector;
-    const events = lastValueFrom(
-      frames.pipe(
-        keepPace(wake, () => clock.now),
-        toArray(),
-      ),
-    );
+    const { clock, frames, backlog, events } = paced();
     // A step dropped every 80 ms for 12 s: 150 reports.
     for (let step = 1; step <= 150; step++) {
       clock.now = step * 80;
