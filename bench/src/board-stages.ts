@@ -13,8 +13,8 @@ import type * as EchoModule from '../../dist/audio/echo/echo-canceller.js';
 import type * as ConfigModule from '../../dist/config/schema.js';
 import type * as CancelEchoModule from '../../dist/pipeline/cancel-echo.js';
 import type * as SileroModule from '../../dist/listen/silero-vad.js';
-import type * as WakeModule from '../../dist/listen/openwakeword.js';
-import type * as WakeSettingsModule from '../../dist/listen/wake-settings.js';
+import type * as WakeModule from '../../dist/listen/wake/openwakeword.js';
+import type * as WakeSettingsModule from '../../dist/listen/wake/wake-settings.js';
 import type * as LoggerModule from '../../dist/system/logger.js';
 import type { Frame } from '../../dist/audio/frames.js';
 import type { Build } from './board-hark.js';
@@ -39,8 +39,8 @@ async function modules(build: Build) {
     echo: await load<typeof EchoModule>('audio/echo/echo-canceller.js'),
     cancelEcho: await load<typeof CancelEchoModule>('pipeline/cancel-echo.js'),
     silero: await load<typeof SileroModule>('listen/silero-vad.js'),
-    wake: await load<typeof WakeModule>('listen/openwakeword.js'),
-    wakeSettings: await load<typeof WakeSettingsModule>('listen/wake-settings.js'),
+    wake: await load<typeof WakeModule>('listen/wake/openwakeword.js'),
+    wakeSettings: await load<typeof WakeSettingsModule>('listen/wake/wake-settings.js'),
     logger: await load<typeof LoggerModule>('system/logger.js'),
   };
 }

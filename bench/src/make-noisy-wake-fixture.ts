@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeFileToPcm, runFfmpeg } from '../../dist/audio/ffmpeg.js';
 import { bufferOf, samplesOf } from '../../dist/audio/pcm.js';
-import { OpenWakeWord } from '../../dist/listen/openwakeword.js';
+import { OpenWakeWord } from '../../dist/listen/wake/openwakeword.js';
 import { FIXTURES } from './fixtures.js';
 import { concat, mix, noise, quiet, RATE, speak, speechLevel } from './wake-audio.js';
 

@@ -5,8 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { defaultConfig } from '../../dist/config/schema.js';
-import { OpenWakeWord } from '../../dist/listen/openwakeword.js';
-import { PRETRAINED_WAKE_MODELS } from '../../dist/listen/wake-models.js';
+import { OpenWakeWord } from '../../dist/listen/wake/openwakeword.js';
+import { PRETRAINED_WAKE_MODELS } from '../../dist/listen/wake/wake-models.js';
 import type { WakeWordDetection } from '../../dist/pipeline/ports.js';
 import { concatSamples, fixture } from './fixtures.js';
 import { median, percentile, round, table, writeResult } from './stats.js';

@@ -6,7 +6,7 @@ import type { Service } from '../service/index.js';
 import type { LogTail } from '../system/log-tail.js';
 import type { Logger } from '../system/logger.js';
 import { SystemdNotifier } from '../system/sd-notify.js';
-import { wakePhrases } from '../listen/wake-settings.js';
+import { wakePhrases } from '../listen/wake/wake-settings.js';
 import { configuredReference, describeVoice } from './configured-voice.js';
 import { startVoiceLoop, type VoiceLoop, type VoiceLoopOptions } from './voice-loop.js';
 import { openHomePart } from './home-part.js';

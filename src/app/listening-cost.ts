@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { resample, samplesOf } from '../audio/pcm.js';
 import { readPcm16Mono } from '../audio/wav-header.js';
 import type { HarkConfig } from '../config/schema.js';
-import { OpenWakeWord } from '../listen/openwakeword.js';
+import { OpenWakeWord } from '../listen/wake/openwakeword.js';
 import { SileroVad } from '../listen/silero-vad.js';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
 import { PACKAGE_ROOT } from '../system/package-paths.js';

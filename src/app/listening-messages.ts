@@ -1,6 +1,6 @@
 import type { HarkConfig } from '../config/schema.js';
-import type { OpenWakeWordOptions } from '../listen/openwakeword.js';
-import type { WakeModelFiles } from '../listen/wake-models.js';
+import type { OpenWakeWordOptions } from '../listen/wake/openwakeword.js';
+import type { WakeModelFiles } from '../listen/wake/wake-models.js';
 import type { WakeBacklog, WakeWordDetection, WakeWordScores } from '../pipeline/ports.js';
 
 /** What the listening thread is started with: which models to load, and how. */

@@ -1,12 +1,12 @@
 import type { HarkConfig } from '../config/schema.js';
 import { EnergyVad } from '../listen/energy-vad.js';
-import { LIVE_DETECTOR, wakePhrases } from '../listen/wake-settings.js';
+import { LIVE_DETECTOR, wakePhrases } from '../listen/wake/wake-settings.js';
 import {
   PRETRAINED_LICENCE,
   resolveWakeModels,
   type WakeModelFile,
   type WakeModelFiles,
-} from '../listen/wake-models.js';
+} from '../listen/wake/wake-models.js';
 import type { Vad } from '../pipeline/ports.js';
 import { withinDeadline } from '../system/deadline.js';
 import type { Logger } from '../system/logger.js';

@@ -5,7 +5,7 @@
  * model is handled in order, once that model has loaded.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { OpenWakeWord } from '../listen/openwakeword.js';
+import { OpenWakeWord } from '../listen/wake/openwakeword.js';
 import { SileroVad } from '../listen/silero-vad.js';
 import { asError } from '../system/as-error.js';
 import type { FromListening, ListeningSetup, ToListening } from './listening-messages.js';

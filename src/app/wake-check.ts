@@ -1,13 +1,13 @@
 import type { HarkConfig } from '../config/schema.js';
-import { wakePhrases } from '../listen/wake-settings.js';
-import { OpenWakeWord } from '../listen/openwakeword.js';
-import { WAKE_STEP_SAMPLES } from '../listen/wake-features.js';
+import { wakePhrases } from '../listen/wake/wake-settings.js';
+import { OpenWakeWord } from '../listen/wake/openwakeword.js';
+import { WAKE_STEP_SAMPLES } from '../listen/wake/wake-features.js';
 import {
   PRETRAINED_LICENCE,
   WAKE_MODELS_PACKAGE,
   WakeModelsMissingError,
   type WakeModelFile,
-} from '../listen/wake-models.js';
+} from '../listen/wake/wake-models.js';
 
 /** One row of `hark doctor`'s table (the same shape as doctor's CheckResult). */
 export interface WakeCheckResult {

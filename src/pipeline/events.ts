@@ -3,7 +3,7 @@ import type { BargeInPhase } from '../dialog/barge-in.js';
 import type { ToolActivity } from '../dialog/tool-calls.js';
 import type { AssistantState, Interruption, Transcript, Turn, Verdict } from '../dialog/turn.js';
 import type { SegmenterEvent } from '../listen/speech-events.js';
-import type { WakePace } from '../listen/wake-pace.js';
+import type { WakePace } from '../listen/wake/wake-pace.js';
 import type { Sentence } from '../speak/sentences.js';
 import type { EchoState, Notice } from './ports.js';
 

@@ -3,8 +3,8 @@ import type { PlaybackError } from '../audio/playback-error.js';
 import type { ReplyEvent } from '../contract/reply.js';
 import type { Message } from '../dialog/conversation.js';
 import type { ToolActivity } from '../dialog/tool-calls.js';
-import type { WakeWordDetection, WakeWordScores } from '../listen/wake-decider.js';
-import type { WakeBacklog } from '../listen/wake-pace.js';
+import type { WakeWordDetection, WakeWordScores } from '../listen/wake/wake-decider.js';
+import type { WakeBacklog } from '../listen/wake/wake-pace.js';
 
 export type { WakeBacklog, WakeWordDetection, WakeWordScores };
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { LateWakeWord } from '../../../src/app/late-wake-word.js';
-import { LIVE_DETECTOR } from '../../../src/listen/wake-settings.js';
-import { OpenWakeWord } from '../../../src/listen/openwakeword.js';
+import { LIVE_DETECTOR } from '../../../src/listen/wake/wake-settings.js';
+import { OpenWakeWord } from '../../../src/listen/wake/openwakeword.js';
 import type { WakeWordDetection, WakeWordDetector, WakeWordScores } from '../../../src/pipeline/ports.js';
 import { FIXTURES, fixtureSamples } from '../../helpers/speech.js';
 

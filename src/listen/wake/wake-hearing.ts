@@ -1,6 +1,6 @@
 import type * as Ort from 'onnxruntime-node';
-import { RecentSamples } from '../audio/recent-samples.js';
-import type { SpeexDenoiser } from '../audio/speex-denoiser.js';
+import { RecentSamples } from '../../audio/recent-samples.js';
+import type { SpeexDenoiser } from '../../audio/speex-denoiser.js';
 import { WakeAttention, type Attention } from './wake-attention.js';
 import type { WakeClassifier } from './wake-classifiers.js';
 import type { WakeDecider, WakeWordDetection, WakeWordScores } from './wake-decider.js';

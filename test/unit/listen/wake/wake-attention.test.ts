@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { WakeAttention, type Attention } from '../../../src/listen/wake-attention.js';
-import { roomNoise, tone } from '../../helpers/audio.js';
+import { WakeAttention, type Attention } from '../../../../src/listen/wake/wake-attention.js';
+import { roomNoise, tone } from '../../../helpers/audio.js';
 
 const STEP = 640;
 const options = { capDbfs: -50, marginDb: 10, holdMs: 2000 };

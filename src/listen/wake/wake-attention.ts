@@ -1,4 +1,4 @@
-import { dbfs, rms } from '../audio/pcm.js';
+import { dbfs, rms } from '../../audio/pcm.js';
 import { WAKE_SAMPLE_RATE_HZ } from './wake-features.js';
 
 /**

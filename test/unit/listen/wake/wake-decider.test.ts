@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { WakeDecider, type WakeDeciderConfig, type WakeWordDetection } from '../../../src/listen/wake-decider.js';
+import {
+  WakeDecider,
+  type WakeDeciderConfig,
+  type WakeWordDetection,
+} from '../../../../src/listen/wake/wake-decider.js';
 
 const STEP_MS = 80;
 const FRAME_MS = 10;

@@ -2,11 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkWakeWord } from '../../../src/app/wake-check.js';
-import { defaultConfig, type HarkConfig } from '../../../src/config/schema.js';
-import { wakePhrases } from '../../../src/listen/wake-settings.js';
-import type { WakeWordDetection } from '../../../src/pipeline/ports.js';
-import { ScriptedWakeWord } from '../../helpers/wake-word.js';
+import { checkWakeWord } from '../../../../src/app/wake-check.js';
+import { defaultConfig, type HarkConfig } from '../../../../src/config/schema.js';
+import { wakePhrases } from '../../../../src/listen/wake/wake-settings.js';
+import type { WakeWordDetection } from '../../../../src/pipeline/ports.js';
+import { ScriptedWakeWord } from '../../../helpers/wake-word.js';
 
 function config(wake: Partial<HarkConfig['wake']>, wakePhrases: string[] = []): Pick<HarkConfig, 'wake' | 'listen'> {
   const base = defaultConfig();

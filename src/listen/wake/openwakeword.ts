@@ -1,7 +1,7 @@
 import type * as Ort from 'onnxruntime-node';
 import { Subject, type Observable } from 'rxjs';
-import { SampleQueue } from '../audio/sample-queue.js';
-import { SpeexDenoiser } from '../audio/speex-denoiser.js';
+import { SampleQueue } from '../../audio/sample-queue.js';
+import { SpeexDenoiser } from '../../audio/speex-denoiser.js';
 import { loadClassifier, type WakeClassifier } from './wake-classifiers.js';
 import { WakeDecider, type WakeDeciderConfig, type WakeWordDetection, type WakeWordScores } from './wake-decider.js';
 import { WAKE_SAMPLE_RATE_HZ } from './wake-features.js';

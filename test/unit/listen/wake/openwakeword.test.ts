@@ -3,11 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as Ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { OpenWakeWord, type WakeBacklog } from '../../../src/listen/openwakeword.js';
-import { packageModelsDir, PRETRAINED_WAKE_MODELS, WakeModelsMissingError } from '../../../src/listen/wake-models.js';
-import type { WakeWordDetection, WakeWordDetector, WakeWordScores } from '../../../src/pipeline/ports.js';
-import { roomNoise } from '../../helpers/audio.js';
-import { FIXTURES, fixtureSamples, MONOLOGUE, UTTERANCE } from '../../helpers/speech.js';
+import { OpenWakeWord, type WakeBacklog } from '../../../../src/listen/wake/openwakeword.js';
+import {
+  packageModelsDir,
+  PRETRAINED_WAKE_MODELS,
+  WakeModelsMissingError,
+} from '../../../../src/listen/wake/wake-models.js';
+import type { WakeWordDetection, WakeWordDetector, WakeWordScores } from '../../../../src/pipeline/ports.js';
+import { roomNoise } from '../../../helpers/audio.js';
+import { FIXTURES, fixtureSamples, MONOLOGUE, UTTERANCE } from '../../../helpers/speech.js';
 
 /** The committed clips: real speech, then a wake word and a command said in one breath (see test/fixtures/README.md). */
 interface WakeClip {

@@ -1,4 +1,4 @@
-import type { HarkConfig } from '../config/schema.js';
+import type { HarkConfig } from '../../config/schema.js';
 import { phraseOf } from './wake-models.js';
 
 /**
