@@ -10,7 +10,7 @@ import { AcousticEchoCanceller, ECHO_FRAME_SAMPLES } from '../../dist/audio/echo
 import { bufferOf, resample } from '../../dist/audio/pcm.js';
 import { ClockedPlayer } from '../../dist/audio/player.js';
 import { defaultConfig } from '../../dist/config/schema.js';
-import { Room, atLevel } from '../../dist/sim/room.js';
+import { Room, atLevel } from '../dist/room/test/room/room.js';
 import { asyncScheduler } from 'rxjs';
 import { concatSamples, fixture } from './fixtures.js';
 import { median, percentile, round, table, writeResult } from './stats.js';

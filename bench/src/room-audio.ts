@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { samplesOf } from '../../dist/audio/pcm.js';
 import { readWavInfo } from '../../dist/audio/wav-header.js';
-import { atLevel } from '../../dist/sim/room.js';
+import { atLevel } from '../dist/room/test/room/room.js';
 import { renderSpeech } from '../../dist/sim/voice.js';
 import { FIXTURES } from './fixtures.js';
 import type { LabelledClip } from './room-loop.js';

@@ -1,7 +1,7 @@
 /**
  * The room loop: hark's real voice loop (`assistant()` with Silero, the speexdsp echo canceller
  * and the segmenter) in a simulated room, on virtual time. hark's player sounds through
- * `sim/room.ts` (a delay hark is not told, drifting, a room response, noise) back into the
+ * `test/room/room.ts` (a delay hark is not told, drifting, a room response, noise) back into the
  * microphone, mixed with what the user side of the room says: labelled clips, placed by the
  * benchmark. The service is fast fakes on the same clock: a transcriber that hears the truth (the
  * labelled words of the user's speech in the utterance, else the words hark was playing when
@@ -25,7 +25,7 @@ import { SileroVad } from '../../dist/listen/silero-vad.js';
 import { assistant } from '../../dist/pipeline/assistant.js';
 import type { AssistantEvent } from '../../dist/pipeline/events.js';
 import type { EarconKind, EchoCanceller, TranscribeResult, Vad } from '../../dist/pipeline/ports.js';
-import { Room, mulberry32, type RoomOptions } from '../../dist/sim/room.js';
+import { Room, mulberry32, type RoomOptions } from '../dist/room/test/room/room.js';
 import { silentLogger } from '../../dist/system/logger.js';
 import { RoomPlayer, UserSide, VirtualClock } from './room-device.js';
 

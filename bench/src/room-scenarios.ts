@@ -4,7 +4,7 @@
  */
 import type { HarkConfig } from '../../dist/config/schema.js';
 import type { AssistantEvent } from '../../dist/pipeline/events.js';
-import type { RoomOptions } from '../../dist/sim/room.js';
+import type { RoomOptions } from '../dist/room/test/room/room.js';
 import {
   ALL_SPEECH,
   CLIP_WORDS,

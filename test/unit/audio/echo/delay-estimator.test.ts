@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DelayEstimator } from '../../../../src/audio/echo/delay-estimator.js';
-import { Room, atLevel } from '../../../../src/sim/room.js';
+import { Room, atLevel } from '../../../room/room.js';
 import { speechFixture } from '../../../helpers/speech-fixtures.js';
 
 const FRAME = 256;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AcousticEchoCanceller, ECHO_FRAME_SAMPLES } from '../../../../src/audio/echo/echo-canceller.js';
 import { bufferOf, resample } from '../../../../src/audio/pcm.js';
 import { defaultConfig } from '../../../../src/config/schema.js';
-import { Room, atLevel } from '../../../../src/sim/room.js';
+import { Room, atLevel } from '../../../room/room.js';
 import { FakePlayer } from '../../../helpers/fakes.js';
 import { speechFixture } from '../../../helpers/speech-fixtures.js';
 

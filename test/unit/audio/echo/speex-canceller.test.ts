@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EchoCancellerUnavailableError, SpeexCanceller } from '../../../../src/audio/echo/speex-canceller.js';
-import { Room, atLevel } from '../../../../src/sim/room.js';
+import { Room, atLevel } from '../../../room/room.js';
 import { speechFixture } from '../../../helpers/speech-fixtures.js';
 
 const FRAME = 256;

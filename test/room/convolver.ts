@@ -1,4 +1,4 @@
-import { Fft } from '../audio/echo/fft.js';
+import { Fft } from '../../src/audio/echo/fft.js';
 
 /**
  * Streaming convolution with a fixed response, block by block (overlap-add through the FFT).

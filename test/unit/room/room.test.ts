@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Room, activeLevelDbfs, atLevel } from '../../../src/sim/room.js';
+import { Room, activeLevelDbfs, atLevel } from '../../room/room.js';
 import { speechFixture } from '../../helpers/speech-fixtures.js';
 
 function concat(parts: Int16Array[]): Int16Array {
