@@ -9,6 +9,7 @@ import { readPcm16Mono } from './wav-header.js';
 export type EarconKind = 'listening' | 'thinking' | 'error' | 'alarm' | 'announce';
 export const EARCON_DIR = join(PACKAGE_ROOT, 'assets', 'sounds');
 
+/** Short sounds that say what hark is doing, for a user who cannot see it. */
 export interface Earcons {
   play(kind: EarconKind): void;
 }

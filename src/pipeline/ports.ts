@@ -1,17 +1,22 @@
 import type { Observable } from 'rxjs';
+import type { EarconKind, Earcons } from '../audio/earcons.js';
+import type { EchoVerdict } from '../audio/echo/echo-trust.js';
 import type { PlaybackError } from '../audio/playback-error.js';
 import type { ReplyEvent } from '../contract/reply.js';
 import type { Message } from '../dialog/conversation.js';
 import type { ToolActivity } from '../dialog/tool-calls.js';
 import type { WakeWordDetection, WakeWordScores } from '../listen/wake/wake-decider.js';
 import type { WakeBacklog } from '../listen/wake/wake-pace.js';
+import type { Announcement } from '../tools/timer-book.js';
 
-export type { WakeBacklog, WakeWordDetection, WakeWordScores };
+export type { Announcement, EarconKind, Earcons, EchoVerdict, WakeBacklog, WakeWordDetection, WakeWordScores };
 
 /**
  * Every outside capability the voice loop uses: the pipeline sees only these. Implementations
  * (in audio/, listen/, service/) fit them by shape and are wired in app/; tests use fakes.
  * A call that returns an Observable starts when subscribed and is cancelled by unsubscribing.
+ * A type the implementing module must name itself (an earcon, an echo verdict, an announcement,
+ * a wake word heard) is declared there once and re-exported above.
  */
 
 /** Runs work once the event loop has dealt with the I/O at hand (Node: `setImmediate`); the function returned cancels it. */
@@ -42,12 +47,6 @@ export interface Transcriber {
 export interface ReplyModel {
   /** The reply to the conversation so far, streamed; a model with tools also reports the calls it runs. */
   reply(messages: Message[]): Observable<ReplyEvent | ToolActivity>;
-}
-
-/** Something that must be said unprompted: a timer or an alarm fallen due. */
-export interface Announcement {
-  id: string;
-  text: string;
 }
 
 /**
@@ -113,20 +112,6 @@ export interface EchoCanceller {
   state(): EchoState;
 }
 
-/** Whether a frame may hold hark's echo, and whether the canceller's account of it can be trusted. */
-export interface EchoVerdict {
-  /** Something hark played is within the canceller's reach: its echo may be in the frame. */
-  possible: boolean;
-  /** The canceller has converged since the echo path last changed: what it took out is the echo, and what it left is not. */
-  trusted: boolean;
-  /** The loudest the echo may be in the frame, dBFS (from what was played and the echo path's measured loss); null while unknown. */
-  predictedDbfs: number | null;
-  /** How far below the echo it takes out the canceller leaves hark's voice, dB, once measured. */
-  lossDb: number | null;
-  /** What the canceller is known to take out of hark's words lately, trusted or not, dB (0 until known). */
-  takenDb: number;
-}
-
 /** What the echo canceller is doing, for logs and a status page. */
 export interface EchoState {
   /** Something hark played reaches the microphone now. */
@@ -145,13 +130,6 @@ export interface EchoState {
   micDbfs: number;
   outDbfs: number;
   echoDbfs: number;
-}
-
-export type EarconKind = 'listening' | 'thinking' | 'error' | 'alarm' | 'announce';
-
-/** Short sounds that say what hark is doing, for a user who cannot see it. */
-export interface Earcons {
-  play(kind: EarconKind): void;
 }
 
 /**

@@ -15,7 +15,7 @@ export interface TimerEntry {
   clock: string | null;
 }
 
-/** What rings: a timer or alarm that is due, as it is announced. */
+/** Something that must be said unprompted: a timer or an alarm fallen due, as it is announced. */
 export interface Announcement {
   id: string;
   text: string;

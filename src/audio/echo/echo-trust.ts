@@ -6,6 +6,7 @@
  */
 import { NO_ECHO_DBFS } from '../frames.js';
 
+/** Whether a frame may hold hark's echo, and whether the canceller's account of it can be trusted. */
 export interface EchoVerdict {
   /** Something hark played is within the filter's reach: its echo may be in the frame. */
   possible: boolean;
