@@ -1,6 +1,6 @@
 /**
  * hark's layering, checked in CI (`npm run lint`). From the ground up:
- *   contract/ (the service's published interface), system/, config/
+ *   contract/ (the service's published interface) on the audio headers it reads, system/, config/
  *   audio/, listen/, speak/, dialog/, voice/, service/ (the client), sim/ (the stand-in),
  *   home/ (what Home Assistant sees of hark, the announcements it waits to make, the hooks),
  *   web/ (the status page's server: it sees only what app/ hands it)
@@ -19,6 +19,8 @@ const PURE = [
   '^src/system/as-error\\.ts$',
   '^src/home/discovery\\.ts$',
 ];
+/** What the contract's rules read audio durations with (WAV, MP3): the floor beneath contract/. */
+const AUDIO_HEADERS = '^src/audio/(pcm|wav-header|mp3-duration)\\.ts$';
 /** Packages that do no I/O either: zod (schemas) and path (string handling). */
 const PURE_PACKAGES = '^(node_modules/zod/|(node:)?path$)';
 
@@ -30,6 +32,13 @@ module.exports = {
       comment: 'A cycle makes two modules one; split out what they share.',
       from: {},
       to: { circular: true },
+    },
+    {
+      name: 'contract-is-the-ground-floor',
+      severity: 'error',
+      comment: "contract/ imports nothing of hark's but itself and the audio headers its rules read durations with; those import only each other.",
+      from: { path: ['^src/contract/', AUDIO_HEADERS] },
+      to: { path: '^src/', pathNot: ['^src/contract/', AUDIO_HEADERS] },
     },
     {
       name: 'pure-stays-pure',
