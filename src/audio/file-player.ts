@@ -1,6 +1,6 @@
 import { interval, type Subscription } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
-import { abandonWhole, finishWhole, wholeFile, type WholeFile } from '../system/whole-file.js';
+import { abandonAtomicFile, finishAtomicFile, atomicFile, type AtomicFile } from '../system/atomic-file.js';
 import { ClockedPlayer } from './player.js';
 import { WavFileWriter } from './wav-file.js';
 
@@ -15,7 +15,7 @@ const CATCH_UP_MS = 20;
  */
 export class FilePlayer extends ClockedPlayer {
   private readonly file: WavFileWriter;
-  private readonly whole: WholeFile;
+  private readonly whole: AtomicFile;
   private finished: Promise<void> | undefined;
   private queue: Buffer[] = [];
   private fileSamples = 0;
@@ -29,7 +29,7 @@ export class FilePlayer extends ClockedPlayer {
     time: Clock = realClock,
   ) {
     super(sampleRateHz, time, !realtime);
-    this.whole = wholeFile(path);
+    this.whole = atomicFile(path);
     this.file = new WavFileWriter(this.whole.partial, sampleRateHz);
   }
 
@@ -60,9 +60,9 @@ export class FilePlayer extends ClockedPlayer {
       this.closed = true;
     }
     this.finished ??= this.file.close().then(
-      () => finishWhole(this.whole, !failed),
+      () => finishAtomicFile(this.whole, !failed),
       async (error: unknown) => {
-        throw await abandonWhole(this.whole, error, this.path);
+        throw await abandonAtomicFile(this.whole, error, this.path);
       },
     );
     return this.finished;

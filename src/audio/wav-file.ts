@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import wav from 'wav';
-import { writeWhole } from '../system/whole-file.js';
+import { writeAtomically } from '../system/atomic-file.js';
 
 /**
  * A 16-bit mono WAV file written as PCM arrives. The `wav` package's Writer makes the header
@@ -59,7 +59,7 @@ export class WavFileWriter {
  * the PCM bytes written.
  */
 export function writeWavFile(path: string, sampleRateHz: number, chunks: AsyncIterable<Buffer>): Promise<number> {
-  return writeWhole(path, async (partial) => {
+  return writeAtomically(path, async (partial) => {
     const file = new WavFileWriter(partial, sampleRateHz);
     let bytes = 0;
     try {

@@ -4,7 +4,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { probeAudio, type AudioProbe } from '../audio/ffmpeg.js';
 import { wavDurationMs } from '../audio/wav-header.js';
 import type { HarkConfig } from '../config/schema.js';
-import { wholeFile } from '../system/whole-file.js';
+import { atomicFile } from '../system/atomic-file.js';
 import { UsageError } from './context.js';
 
 /**
@@ -83,7 +83,7 @@ export interface KeptFile {
  */
 export async function checkOutputFile(path: string, kept: KeptFile[] = []): Promise<void> {
   // Where it will be written: through a link, beside the file the link names.
-  const { target } = wholeFile(path);
+  const { target } = atomicFile(path);
   const directory = dirname(resolve(target));
   const directoryInfo = await stat(directory).catch(() => undefined);
   if (!directoryInfo?.isDirectory()) throw new UsageError(`${path}: no such directory (${directory})`);

@@ -5,7 +5,7 @@ import { writeWavFile } from '../audio/wav-file.js';
 import type { HarkConfig } from '../config/schema.js';
 import { LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
 import { configuredReference, speechRequest } from '../app/configured-voice.js';
-import { writeWhole } from '../system/whole-file.js';
+import { writeAtomically } from '../system/atomic-file.js';
 import { UsageError, parseNumber, withCheckedContext, type GlobalOptions } from './context.js';
 import { checkOutputFile, keptBy } from './files.js';
 import { interruptible } from './interrupt.js';
@@ -40,7 +40,7 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
         throw new UsageError(`-o ${options.output}: use .wav, .mp3, .opus, .aac or .pcm`);
       }
       if (!words.join('').trim()) throw new UsageError('nothing to say: the text is empty');
-      // Ctrl-C stops the synthesis, and the file it was writing is removed (writeWhole).
+      // Ctrl-C stops the synthesis, and the file it was writing is removed (writeAtomically).
       const check = (config: HarkConfig) => checkOutputFile(options.output, keptBy(config));
       await interruptible((signal) =>
         withCheckedContext(globals(), 'stderr', check, async ({ config, service, logger }) => {
@@ -71,7 +71,7 @@ export function registerSay(program: Command, globals: () => GlobalOptions): voi
               { ...request, response_format: FORMATS[extension] },
               { signal },
             );
-            await writeWhole(options.output, (partial) => writeFile(partial, audio));
+            await writeAtomically(options.output, (partial) => writeFile(partial, audio));
           }
           process.stderr.write(`wrote ${options.output}\n`);
         }),

@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { cannotWrite, writeWhole } from './whole-file.js';
+import { cannotWrite, writeAtomically } from './atomic-file.js';
 
 /**
  * Writes `text` whole (under a hidden name, renamed into place) and durably: the file is synced
@@ -9,7 +9,7 @@ import { cannotWrite, writeWhole } from './whole-file.js';
  */
 export async function writeDurably(path: string, text: string): Promise<void> {
   try {
-    await writeWhole(path, async (partial) => {
+    await writeAtomically(path, async (partial) => {
       const file = await open(partial, 'wx', 0o600);
       try {
         await file.writeFile(text);

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from './logger.js';
-import { writeWhole } from './whole-file.js';
+import { writeAtomically } from './atomic-file.js';
 
 /**
  * A small JSON file of what must outlive hark (its timers, the announcements it has yet to
@@ -40,7 +40,7 @@ export class JsonFile {
     this.writing = this.writing.then(async () => {
       try {
         await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-        await writeWhole(this.path, (partial) => writeFile(partial, text, { mode: 0o600 }));
+        await writeAtomically(this.path, (partial) => writeFile(partial, text, { mode: 0o600 }));
       } catch (error) {
         this.logger.error(`${this.what}.unsaved`, { path: this.path, error: error as Error });
       }

@@ -4,7 +4,7 @@ import { basename, dirname } from 'node:path';
 import { writeDurably } from '../system/durable-file.js';
 import { alive, withLock } from '../system/file-lock.js';
 import type { Logger } from '../system/logger.js';
-import { cannotWrite } from '../system/whole-file.js';
+import { cannotWrite } from '../system/atomic-file.js';
 import type { TimerEntry } from './timer-book.js';
 
 /** What the file holds: the timers set, and the number the next one's id takes. */

@@ -7,7 +7,7 @@ import { decodeFileToPcm } from '../audio/ffmpeg.js';
 import { dataUrl } from '../audio/data-url.js';
 import { resample, rms, samplesOf } from '../audio/pcm.js';
 import { WAV_HEADER_BYTES, pcmToWav, readPcm16Mono } from '../audio/wav-header.js';
-import { writeWhole } from '../system/whole-file.js';
+import { writeAtomically } from '../system/atomic-file.js';
 import { quietestCut } from '../listen/long-audio.js';
 import { SileroVad } from '../listen/silero-vad.js';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ } from '../listen/vad.js';
@@ -100,7 +100,7 @@ export async function prepareReference(
   if (!fromCache) {
     try {
       mkdirSync(cacheDir, { recursive: true });
-      await writeWhole(cachedAt, (partial) => writeFile(partial, wav));
+      await writeAtomically(cachedAt, (partial) => writeFile(partial, wav));
     } catch (error) {
       // The clip is fine; only the next start will convert it again.
       warnings.push(

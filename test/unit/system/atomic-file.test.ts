@@ -12,29 +12,29 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeWhole } from '../../../src/system/whole-file.js';
+import { writeAtomically } from '../../../src/system/atomic-file.js';
 
-describe('writeWhole', () => {
+describe('writeAtomically', () => {
   it('replaces the file only once it is written, and leaves nothing beside it when writing fails', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hark-whole-'));
     const path = join(dir, 'reply.wav');
     writeFileSync(path, 'the earlier take');
     await expect(
-      writeWhole(path, async (partial) => {
+      writeAtomically(path, async (partial) => {
         await writeFile(partial, 'half a take');
         throw new Error('the stream broke off');
       }),
     ).rejects.toThrow('the stream broke off');
     expect(readFileSync(path, 'utf8')).toBe('the earlier take');
     expect(readdirSync(dir)).toEqual(['reply.wav']);
-    await writeWhole(path, (partial) => writeFile(partial, 'the new take'));
+    await writeAtomically(path, (partial) => writeFile(partial, 'the new take'));
     expect(readFileSync(path, 'utf8')).toBe('the new take');
     expect(readdirSync(dir)).toEqual(['reply.wav']);
   });
 
   it('says what went wrong of the file asked for, never of the hidden one it writes first', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'hark-whole-')), 'gone', 'reply.wav');
-    const failure = writeWhole(path, (partial) => writeFile(partial, 'a take'));
+    const failure = writeAtomically(path, (partial) => writeFile(partial, 'a take'));
     await expect(failure).rejects.toThrow(`cannot write ${path}: files cannot be made there`);
     await expect(failure).rejects.not.toThrow(/partial/);
   });
@@ -46,7 +46,7 @@ describe('writeWhole', () => {
     mkdirSync(join(dir, 'takes'));
     writeFileSync(target, 'the earlier take');
     symlinkSync(target, link);
-    await writeWhole(link, (partial) => writeFile(partial, 'the new take'));
+    await writeAtomically(link, (partial) => writeFile(partial, 'the new take'));
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readFileSync(target, 'utf8')).toBe('the new take');
   });
@@ -55,12 +55,12 @@ describe('writeWhole', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hark-whole-'));
     const link = join(dir, 'reply.wav');
     symlinkSync(join(dir, 'first.wav'), link);
-    await writeWhole(link, (partial) => writeFile(partial, 'the first take'));
+    await writeAtomically(link, (partial) => writeFile(partial, 'the first take'));
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(dir, 'first.wav'), 'utf8')).toBe('the first take');
     const privateTake = join(dir, 'private.wav');
     writeFileSync(privateTake, 'mine alone', { mode: 0o600 });
-    await writeWhole(privateTake, (partial) => writeFile(partial, 'still mine alone'));
+    await writeAtomically(privateTake, (partial) => writeFile(partial, 'still mine alone'));
     expect(statSync(privateTake).mode & 0o777).toBe(0o600);
   });
 });

@@ -4,7 +4,7 @@ import { chmod, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** A file being written under a hidden name (`partial`) beside where it goes (`target`). */
-export interface WholeFile {
+export interface AtomicFile {
   target: string;
   partial: string;
 }
@@ -13,15 +13,15 @@ export interface WholeFile {
  * Writes a file under a temporary name beside it and renames it into place only when `write`
  * succeeded: a failure never leaves a cut or wrong file under the name the user asked for.
  */
-export async function writeWhole<T>(path: string, write: (partial: string) => Promise<T>): Promise<T> {
-  const file = wholeFile(path);
+export async function writeAtomically<T>(path: string, write: (partial: string) => Promise<T>): Promise<T> {
+  const file = atomicFile(path);
   let result: T;
   try {
     result = await write(file.partial);
   } catch (error) {
-    throw await abandonWhole(file, error, path);
+    throw await abandonAtomicFile(file, error, path);
   }
-  await finishWhole(file, true);
+  await finishAtomicFile(file, true);
   return result;
 }
 
@@ -39,12 +39,12 @@ const WHY: Record<string, string> = {
  * After `error`, the hidden file is removed (a file already under the name stays as it was), and
  * the failure is told of the file the user asked for as `path`: they never named the other.
  */
-export async function abandonWhole(file: WholeFile, error: unknown, path: string): Promise<unknown> {
-  await finishWhole(file, false);
+export async function abandonAtomicFile(file: AtomicFile, error: unknown, path: string): Promise<unknown> {
+  await finishAtomicFile(file, false);
   return asked(error, file, path);
 }
 
-function asked(error: unknown, file: WholeFile, path: string): unknown {
+function asked(error: unknown, file: AtomicFile, path: string): unknown {
   const failure = error as NodeJS.ErrnoException;
   if (failure.path !== file.partial) return error;
   return cannotWrite(path, failure);
@@ -61,7 +61,7 @@ export function cannotWrite(path: string, error: NodeJS.ErrnoException): Error {
  * it is complete. A symbolic link is followed (even to a file not there yet): the file it names
  * is replaced, the link stays.
  */
-export function wholeFile(path: string): WholeFile {
+export function atomicFile(path: string): AtomicFile {
   const target = linkTarget(path);
   return { target, partial: join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.partial`) };
 }
@@ -70,7 +70,7 @@ export function wholeFile(path: string): WholeFile {
  * Puts the finished file in place (with the mode of the file it replaces), or, when it is not
  * to be kept, removes it: either way nothing is left under the hidden name.
  */
-export async function finishWhole({ target, partial }: WholeFile, keep: boolean): Promise<void> {
+export async function finishAtomicFile({ target, partial }: AtomicFile, keep: boolean): Promise<void> {
   if (!keep) {
     await rm(partial, { force: true });
     return;
