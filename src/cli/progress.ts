@@ -1,4 +1,4 @@
-import { clockTime, type ChunkResult } from '../listen/transcribe-long.js';
+import { timecode, type ChunkResult } from '../listen/transcribe-long.js';
 
 export interface ProgressStream {
   isTTY?: boolean;
@@ -43,10 +43,10 @@ export function progressLine(done: readonly ChunkResult[], durationMs: number | 
     const remaining = Math.max(0, durationMs - reachedMs);
     total = ` of ~${done.length + Math.ceil(remaining / (reachedMs / done.length) - 0.05)}`;
   }
-  const where = durationMs === undefined ? clockTime(reachedMs) : `${clockTime(reachedMs)} of ${clockTime(durationMs)}`;
+  const where = durationMs === undefined ? timecode(reachedMs) : `${timecode(reachedMs)} of ${timecode(durationMs)}`;
   const failed = done.filter((c) => c.status !== 'ok').length;
   return (
-    `transcribing: ${done.length}${total} chunks, ${where}, ${clockTime(elapsedMs)} elapsed` +
+    `transcribing: ${done.length}${total} chunks, ${where}, ${timecode(elapsedMs)} elapsed` +
     (failed ? `, ${failed} not transcribed` : '')
   );
 }

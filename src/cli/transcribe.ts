@@ -9,7 +9,7 @@ import { LIMITS } from '../contract/limits.js';
 import { languageProblem } from '../config/schema-parts.js';
 import { cutAsItArrives } from '../listen/long-audio.js';
 import {
-  clockTime,
+  timecode,
   stoppedEarly,
   transcribeChunks,
   type ChunkResult,
@@ -109,8 +109,8 @@ function asJson(result: LongTranscript): object {
     complete: result.complete,
     parts: result.parts,
     chunks: result.chunks.map((chunk) => ({
-      from: clockTime(chunk.startMs),
-      to: chunk.endMs === undefined ? null : clockTime(chunk.endMs),
+      from: timecode(chunk.startMs),
+      to: chunk.endMs === undefined ? null : timecode(chunk.endMs),
       ...chunk,
     })),
   };

@@ -137,14 +137,14 @@ export function withGaps(results: readonly ChunkResult[]): string {
       last = results[i] as ChunkResult;
       reasons.add(last.error ?? 'unknown');
     }
-    const end = last.endMs === undefined ? 'end' : clockTime(last.endMs);
-    pieces.push(`[… ${clockTime(result.startMs)}–${end} not transcribed: ${[...reasons].join('; ')}]`);
+    const end = last.endMs === undefined ? 'end' : timecode(last.endMs);
+    pieces.push(`[… ${timecode(result.startMs)}–${end} not transcribed: ${[...reasons].join('; ')}]`);
   }
   return joinTranscripts(pieces);
 }
 
-/** 12:30, or 1:02:03 past an hour. */
-export function clockTime(ms: number): string {
+/** A position in audio (or a length of time): 12:30, or 1:02:03 past an hour. */
+export function timecode(ms: number): string {
   const total = Math.floor(ms / 1000);
   const [h, m, s] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
   const two = (n: number): string => String(n).padStart(2, '0');
