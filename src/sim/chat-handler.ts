@@ -1,5 +1,5 @@
 import { checkChatBody } from '../contract/rules/chat.js';
-import { admit, readJsonBody, type SimContext } from './context.js';
+import { mayServe, readJsonBody, type SimContext } from './context.js';
 import { SseWriter, type Exchange } from './exchange.js';
 import { allText, fragments, lastUserText, planReply, textOf, type ReplyPlan } from './plan.js';
 
@@ -15,7 +15,7 @@ export async function handleChat(ex: Exchange, ctx: SimContext): Promise<void> {
   const body = await readJsonBody(ex);
   if (!body) return;
   const model = String(body.model);
-  if (!(await admit(ex, ctx, 'chat', checkChatBody(body, ctx.edition), model))) return;
+  if (!(await mayServe(ex, ctx, 'chat', checkChatBody(body, ctx.edition), model))) return;
   const tools = Array.isArray(body.tools) ? body.tools : [];
   const plan = planReply({
     ctx,

@@ -85,7 +85,7 @@ export function intervalMs(reply: ReplyScript | undefined, timing: SimTiming): n
  * Whether the request may be served: within the limits (else 400 naming the field), for a model
  * the stand-in knows (else 404), and not answered first by an injected fault.
  */
-export async function admit(
+export async function mayServe(
   ex: Exchange,
   ctx: SimContext,
   endpoint: Endpoint,

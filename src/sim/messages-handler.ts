@@ -1,6 +1,6 @@
 import { checkMessagesBody } from '../contract/rules/messages.js';
 import { LIMITS } from '../contract/limits.js';
-import { admit, readJsonBody, type SimContext } from './context.js';
+import { mayServe, readJsonBody, type SimContext } from './context.js';
 import { SseWriter, type Exchange } from './exchange.js';
 import { allText, fragments, lastUserText, planReply, textOf, type ReplyPlan } from './plan.js';
 
@@ -16,7 +16,7 @@ export async function handleMessages(ex: Exchange, ctx: SimContext): Promise<voi
   const body = await readJsonBody(ex);
   if (!body) return;
   const model = String(body.model);
-  if (!(await admit(ex, ctx, 'messages', checkMessagesBody(body, ctx.edition), model))) return;
+  if (!(await mayServe(ex, ctx, 'messages', checkMessagesBody(body, ctx.edition), model))) return;
   const tools = Array.isArray(body.tools) ? body.tools : [];
   const toolChoice = body.tool_choice as { type?: string } | undefined;
   const plan = planReply({

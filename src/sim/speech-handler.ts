@@ -3,7 +3,7 @@ import { bufferOf, bytesFor } from '../audio/pcm.js';
 import { wavHeader } from '../audio/wav-header.js';
 import { SPEECH_CONTENT_TYPES, LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
 import { checkSpeechBody } from '../contract/rules/speech.js';
-import { admit, readJsonBody, type SimContext } from './context.js';
+import { mayServe, readJsonBody, type SimContext } from './context.js';
 import { SseWriter, type Exchange } from './exchange.js';
 import { estimateTokens } from './script.js';
 import { renderSpeech } from './voice.js';
@@ -15,7 +15,7 @@ export async function handleSpeech(ex: Exchange, ctx: SimContext): Promise<void>
   const body = await readJsonBody(ex);
   if (!body) return;
   const model = String(body.model);
-  if (!(await admit(ex, ctx, 'speech', checkSpeechBody(body, ctx.edition), model))) return;
+  if (!(await mayServe(ex, ctx, 'speech', checkSpeechBody(body, ctx.edition), model))) return;
 
   const streamFormat = body.stream_format as 'sse' | 'audio' | undefined;
   const format = (body.response_format as SpeechResponseFormat | undefined) ?? (streamFormat ? 'pcm' : 'wav');

@@ -3,7 +3,7 @@ import { Response } from 'undici';
 import { readWavInfo } from '../audio/wav-header.js';
 import { rms, samplesOf } from '../audio/pcm.js';
 import { audioDurationMs, checkTranscriptionFields } from '../contract/rules/transcription.js';
-import { admit, type SimContext } from './context.js';
+import { mayServe, type SimContext } from './context.js';
 import type { Exchange } from './exchange.js';
 import { estimateTokens } from './script.js';
 
@@ -44,7 +44,7 @@ export async function handleTranscription(ex: Exchange, ctx: SimContext): Promis
   ex.record.body = { ...fields, file: file && { name: file.name, bytes: file.bytes.length, durationMs } };
 
   const model = String(fields.model);
-  if (!(await admit(ex, ctx, 'transcription', checkTranscriptionFields(fields, ctx.edition), model))) return;
+  if (!(await mayServe(ex, ctx, 'transcription', checkTranscriptionFields(fields, ctx.edition), model))) return;
   await ex.sleep(ctx.timing.transcriptionDelayMs);
 
   const transcript = ctx.script.takeTranscript(wavSamples(file?.bytes)) ?? describeAudio(file?.bytes, durationMs ?? 0);
