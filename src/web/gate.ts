@@ -15,7 +15,7 @@ const MOST_WAIT_MS = 60_000;
 /** Addresses whose failures are remembered at once; the oldest is forgotten first. */
 const ADDRESSES_KEPT = 1024;
 
-export type Verdict =
+export type AccessDecision =
   | { allowed: true; setCookie?: string; redirect?: string }
   | { allowed: false; status: 401 | 403 | 421 | 429; why: string; retryAfterS?: number };
 
@@ -42,7 +42,7 @@ export class PageGate {
     private readonly now: () => number = Date.now,
   ) {}
 
-  judge(request: IncomingMessage, url: URL): Verdict {
+  judge(request: IncomingMessage, url: URL): AccessDecision {
     const { headers } = request;
     if (this.loopback && !isLoopback(hostOf(headers.host ?? ''))) {
       return { allowed: false, status: 421, why: 'this page answers only to its own address on this machine' };
@@ -66,7 +66,7 @@ export class PageGate {
     return this.token === undefined ? { allowed: true } : this.checkToken(request, url, this.token);
   }
 
-  private checkToken(request: IncomingMessage, url: URL, token: string): Verdict {
+  private checkToken(request: IncomingMessage, url: URL, token: string): AccessDecision {
     const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
     const query = url.searchParams.get('token');
     const shown = bearer ?? query;
@@ -145,7 +145,7 @@ function same(a: string, b: string): boolean {
   return timingSafeEqual(x, y);
 }
 
-function denied(): Verdict {
+function denied(): AccessDecision {
   return {
     allowed: false,
     status: 401,
