@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Endpoint } from '../contract/endpoints.js';
+import type { ServiceEndpoint } from '../contract/endpoints.js';
 import {
   EDITIONS,
   chatMediaKinds,
@@ -12,7 +12,7 @@ import {
 } from '../contract/models.js';
 import { UsageError } from './context.js';
 
-const ENDPOINTS: Endpoint[] = ['chat', 'messages', 'speech', 'transcription'];
+const ENDPOINTS: ServiceEndpoint[] = ['chat', 'messages', 'speech', 'transcription'];
 
 /** One line per model: where it is accepted and which optional parameters take effect. */
 export function modelTable(editions: readonly Edition[]): string {

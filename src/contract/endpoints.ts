@@ -1,5 +1,5 @@
 /** The service's four operations, and the path of each below the base URL. */
-export type Endpoint = 'chat' | 'messages' | 'speech' | 'transcription';
+export type ServiceEndpoint = 'chat' | 'messages' | 'speech' | 'transcription';
 
 export const CHAT_PATH = '/v1/chat/completions';
 export const SPEECH_PATH = '/v1/audio/speech';

@@ -3,7 +3,7 @@
  * model, and which optional parameters take effect for it. The service adds models over time,
  * so an unknown ID is a warning, never a refusal.
  */
-import type { Endpoint } from './endpoints.js';
+import type { ServiceEndpoint } from './endpoints.js';
 
 export type Edition = 'A' | 'B';
 export type ChatMediaKind = 'image_url' | 'video_url' | 'audio_url';
@@ -26,7 +26,7 @@ const TEXT_MODELS_B = [
   'VendorAngelMed',
 ] as const;
 
-const CATALOGUE: Record<Edition, Record<Endpoint, readonly string[]>> = {
+const CATALOGUE: Record<Edition, Record<ServiceEndpoint, readonly string[]>> = {
   A: {
     chat: TEXT_MODELS_A,
     messages: TEXT_MODELS_A,
@@ -41,18 +41,18 @@ const CATALOGUE: Record<Edition, Record<Endpoint, readonly string[]>> = {
   },
 };
 
-export const DEFAULT_MODELS: Record<Endpoint, string> = {
+export const DEFAULT_MODELS: Record<ServiceEndpoint, string> = {
   chat: 'Ling-3.0-flash',
   messages: 'Ling-3.0-flash',
   speech: 'Ming-3.0-tts',
   transcription: 'Ming-3.0-asr-tiny',
 };
 
-export function modelsFor(edition: Edition, endpoint: Endpoint): readonly string[] {
+export function modelsFor(edition: Edition, endpoint: ServiceEndpoint): readonly string[] {
   return CATALOGUE[edition][endpoint];
 }
 
-export function isKnownModel(edition: Edition, endpoint: Endpoint, model: string): boolean {
+export function isKnownModel(edition: Edition, endpoint: ServiceEndpoint, model: string): boolean {
   return CATALOGUE[edition][endpoint].includes(model);
 }
 

@@ -1,6 +1,6 @@
 import { silentLogger, type Logger } from '../system/logger.js';
 import { ServiceError } from './errors.js';
-import { type Endpoint } from '../contract/endpoints.js';
+import { type ServiceEndpoint } from '../contract/endpoints.js';
 import type { BufferedResponse, Transport } from './http.js';
 import { EXPECT_JSON, EXPECT_SSE, mediaTypeOf } from './content-type.js';
 import { excerpt } from '../system/secrets.js';
@@ -32,7 +32,7 @@ export abstract class ClientBase {
   }
 
   /** Refuses a request that breaks a limit; logs what is merely doubtful, once per distinct message. */
-  protected enforce(endpoint: Endpoint, check: Checker): void {
+  protected enforce(endpoint: ServiceEndpoint, check: Checker): void {
     for (const warning of check.enforce()) {
       if (this.warned.has(warning)) continue;
       this.warned.add(warning);
@@ -45,7 +45,7 @@ export abstract class ClientBase {
    * `progress()` for each event that carried content; keep-alives alone let the stream time out.
    */
   protected async openEvents(
-    endpoint: Endpoint,
+    endpoint: ServiceEndpoint,
     path: string,
     body: unknown,
     options: CallSignal & { auth?: 'bearer' | 'x-api-key' },
@@ -64,7 +64,7 @@ export abstract class ClientBase {
   }
 
   protected async postJson(
-    endpoint: Endpoint,
+    endpoint: ServiceEndpoint,
     path: string,
     body: unknown,
     options: CallSignal & { auth?: 'bearer' | 'x-api-key' },
@@ -88,7 +88,7 @@ export interface JsonEventStream {
 }
 
 async function* jsonEvents(
-  endpoint: Endpoint,
+  endpoint: ServiceEndpoint,
   chunks: AsyncIterable<Buffer>,
 ): AsyncGenerator<{ sse: SseEvent; json: unknown }> {
   for await (const sse of decodeSse(chunks)) {
@@ -99,7 +99,7 @@ async function* jsonEvents(
 /** Marks the `data: [DONE]` terminator some chat streams send. */
 export const DONE: unique symbol = Symbol('[DONE]');
 
-function parseEventJson(endpoint: Endpoint, data: string): unknown {
+function parseEventJson(endpoint: ServiceEndpoint, data: string): unknown {
   try {
     return JSON.parse(data);
   } catch {
@@ -113,7 +113,7 @@ function parseEventJson(endpoint: Endpoint, data: string): unknown {
   }
 }
 
-export function parseBodyJson(endpoint: Endpoint, response: BufferedResponse): unknown {
+export function parseBodyJson(endpoint: ServiceEndpoint, response: BufferedResponse): unknown {
   const text = response.body.toString('utf8');
   try {
     return JSON.parse(text);
@@ -125,11 +125,11 @@ export function parseBodyJson(endpoint: Endpoint, response: BufferedResponse): u
   }
 }
 
-export function badResponse(endpoint: Endpoint, message: string, requestId?: string): ServiceError {
+export function badResponse(endpoint: ServiceEndpoint, message: string, requestId?: string): ServiceError {
   return new ServiceError({ endpoint, status: 0, type: 'bad_response', message, requestId, retryable: false });
 }
 
-export function truncatedStream(endpoint: Endpoint, what: string): ServiceError {
+export function truncatedStream(endpoint: ServiceEndpoint, what: string): ServiceError {
   return new ServiceError({
     endpoint,
     status: 0,

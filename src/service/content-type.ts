@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { Endpoint } from '../contract/endpoints.js';
+import type { ServiceEndpoint } from '../contract/endpoints.js';
 import type { SpeechResponseFormat } from '../contract/limits.js';
 import { excerpt } from '../system/secrets.js';
 import { ServiceError, headerValue } from './errors.js';
@@ -54,7 +54,7 @@ const PEEK_BYTES = 4096;
  * error names both types and quotes the page's title (or its first words), scrubbed of secrets.
  */
 export async function unexpectedContent(
-  endpoint: Endpoint,
+  endpoint: ServiceEndpoint,
   mediaType: string,
   expected: ContentExpectation,
   body: Dispatcher.ResponseData['body'],
@@ -64,7 +64,7 @@ export async function unexpectedContent(
 
 /** The same, from the start of a body already read. */
 export function unexpectedContentIn(
-  endpoint: Endpoint,
+  endpoint: ServiceEndpoint,
   mediaType: string,
   expected: ContentExpectation,
   start: Buffer,

@@ -1,12 +1,12 @@
 import { excerpt, redact } from '../system/secrets.js';
 
-import type { Endpoint } from '../contract/endpoints.js';
+import type { ServiceEndpoint } from '../contract/endpoints.js';
 
 /** HTTP statuses worth another attempt (rate limit, server trouble, messages-style overload). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504, 529]);
 
 export interface ServiceErrorInit {
-  endpoint: Endpoint;
+  endpoint: ServiceEndpoint;
   status: number;
   type: string;
   message: string;
@@ -26,7 +26,7 @@ export interface ServiceErrorInit {
  */
 export class ServiceError extends Error {
   override readonly name = 'ServiceError';
-  readonly endpoint: Endpoint;
+  readonly endpoint: ServiceEndpoint;
   readonly status: number;
   readonly type: string;
   readonly code: string | undefined;
@@ -75,7 +75,7 @@ export function statusForErrorType(type: string): number {
  * ("stream error overloaded_error: ..."), not as the HTTP status its type would have had.
  */
 export function streamErrorEvent(
-  endpoint: Endpoint,
+  endpoint: ServiceEndpoint,
   error: Record<string, unknown>,
   fallbackType: string,
   requestId?: string,
@@ -93,7 +93,7 @@ export function streamErrorEvent(
 }
 
 export interface ErrorResponse {
-  endpoint: Endpoint;
+  endpoint: ServiceEndpoint;
   status: number;
   headers: Record<string, string | string[] | undefined>;
   bodyText: string;

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { silentLogger, type Logger } from '../system/logger.js';
 import { registerSecret } from '../system/secrets.js';
 import { ServiceError, headerValue, parseErrorResponse } from './errors.js';
-import { type Endpoint } from '../contract/endpoints.js';
+import { type ServiceEndpoint } from '../contract/endpoints.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
 import { LIMITS } from '../contract/limits.js';
 import { mediaTypeOf, unexpectedContent, unexpectedContentIn, type ContentExpectation } from './content-type.js';
@@ -44,7 +44,7 @@ export interface TransportOptions {
 }
 
 export interface CallOptions {
-  endpoint: Endpoint;
+  endpoint: ServiceEndpoint;
   /** Path below the base URL, starting with `/`. */
   path: string;
   /** JSON text, or a body in pieces (a multipart upload) sent without joining them. */

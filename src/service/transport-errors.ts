@@ -1,10 +1,10 @@
-import type { Endpoint } from '../contract/endpoints.js';
+import type { ServiceEndpoint } from '../contract/endpoints.js';
 import { abortError, isAbortError } from '../system/abort.js';
 import { ServiceError } from './errors.js';
 import type { IdleWatchdog } from './idle-watchdog.js';
 
 /** A failure before any byte of the body: the connection, a timeout, or the caller's abort. */
-export function transportError(endpoint: Endpoint, error: unknown, signal: AbortSignal | undefined): Error {
+export function transportError(endpoint: ServiceEndpoint, error: unknown, signal: AbortSignal | undefined): Error {
   if (signal?.aborted) return abortError(signal.reason);
   if (isAbortError(error)) return error as Error;
   const code = errorCode(error);
@@ -21,7 +21,7 @@ export function transportError(endpoint: Endpoint, error: unknown, signal: Abort
 }
 
 /** A failure after the first streamed byte: never retried. */
-export function streamError(endpoint: Endpoint, error: unknown, signal: AbortSignal | undefined): Error {
+export function streamError(endpoint: ServiceEndpoint, error: unknown, signal: AbortSignal | undefined): Error {
   if (signal?.aborted) return abortError(signal.reason);
   if (isAbortError(error)) return error as Error;
   return new ServiceError({
@@ -36,7 +36,7 @@ export function streamError(endpoint: Endpoint, error: unknown, signal: AbortSig
 }
 
 /** The watchdog gave up: no headers, or no content, in time. Not retried: the user has waited long enough. */
-export function idleError(endpoint: Endpoint, idle: IdleWatchdog, cause: unknown): ServiceError {
+export function idleError(endpoint: ServiceEndpoint, idle: IdleWatchdog, cause: unknown): ServiceError {
   return new ServiceError({
     endpoint,
     status: 0,
@@ -48,7 +48,7 @@ export function idleError(endpoint: Endpoint, idle: IdleWatchdog, cause: unknown
 }
 
 /** A non-streaming call that did not complete within its limit. */
-export function deadlineError(endpoint: Endpoint, limitMs: number, cause: unknown): ServiceError {
+export function deadlineError(endpoint: ServiceEndpoint, limitMs: number, cause: unknown): ServiceError {
   return new ServiceError({
     endpoint,
     status: 0,

@@ -1,4 +1,4 @@
-import type { Endpoint } from '../contract/endpoints.js';
+import type { ServiceEndpoint } from '../contract/endpoints.js';
 import { isKnownModel, type Edition } from '../contract/models.js';
 import type { Checker } from '../contract/rules/checker.js';
 import type { Exchange } from './exchange.js';
@@ -33,11 +33,11 @@ export interface SimContext {
   voiceEngine: VoiceEngine;
   /** Send `data: [DONE]` after the last chat chunk. */
   chatDoneMarker: boolean;
-  knowsModel(endpoint: Endpoint, model: string): boolean;
+  knowsModel(endpoint: ServiceEndpoint, model: string): boolean;
 }
 
-export function knowsModel(edition: Edition, extra: Partial<Record<Endpoint, string[]>>) {
-  return (endpoint: Endpoint, model: string): boolean =>
+export function knowsModel(edition: Edition, extra: Partial<Record<ServiceEndpoint, string[]>>) {
+  return (endpoint: ServiceEndpoint, model: string): boolean =>
     isKnownModel(edition, endpoint, model) || (extra[endpoint]?.includes(model) ?? false);
 }
 
@@ -88,7 +88,7 @@ export function intervalMs(reply: ReplyScript | undefined, timing: SimTiming): n
 export async function mayServe(
   ex: Exchange,
   ctx: SimContext,
-  endpoint: Endpoint,
+  endpoint: ServiceEndpoint,
   check: Checker,
   model: string,
 ): Promise<boolean> {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Endpoint } from '../contract/endpoints.js';
+import type { ServiceEndpoint } from '../contract/endpoints.js';
 import type { Fault } from './script.js';
 
 export type Outcome = 'pending' | 'completed' | 'client-closed' | 'dropped';
@@ -7,7 +7,7 @@ export type Outcome = 'pending' | 'completed' | 'client-closed' | 'dropped';
 /** What the stand-in saw of one request: for tests to assert on. */
 export interface SimRequest {
   seq: number;
-  endpoint: Endpoint | 'unknown';
+  endpoint: ServiceEndpoint | 'unknown';
   path: string;
   /** Request headers, with the key masked. */
   headers: Record<string, string>;

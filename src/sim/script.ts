@@ -1,4 +1,4 @@
-import type { Endpoint } from '../contract/endpoints.js';
+import type { ServiceEndpoint } from '../contract/endpoints.js';
 
 /** One scripted reply of the chat models (either endpoint). */
 export interface ReplyScript {
@@ -14,7 +14,7 @@ export interface ReplyScript {
 /** Misbehaviour injected into one request. */
 export interface Fault {
   /** Which endpoint's next request it hits; any endpoint when omitted. */
-  endpoint?: Endpoint;
+  endpoint?: ServiceEndpoint;
   /** Answer with this HTTP error status (and an error body in the endpoint's style). */
   status?: number;
   retryAfterS?: number;
@@ -94,7 +94,7 @@ export class SimScript {
     return script?.texts[0];
   }
 
-  takeFault(endpoint: Endpoint): Fault | undefined {
+  takeFault(endpoint: ServiceEndpoint): Fault | undefined {
     const index = this.faults.findIndex((f) => f.endpoint === undefined || f.endpoint === endpoint);
     return index === -1 ? undefined : this.faults.splice(index, 1)[0];
   }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Endpoint } from '../contract/endpoints.js';
+import type { ServiceEndpoint } from '../contract/endpoints.js';
 import type { Edition } from '../contract/models.js';
 import { silentLogger, type Logger } from '../system/logger.js';
 import { checkBearer, checkMessagesAuth } from './auth.js';
@@ -26,13 +26,13 @@ export interface SimOptions {
   voice?: 'auto' | VoiceEngine;
   chatDoneMarker?: boolean;
   /** Models to accept beyond the edition's catalogue (e.g. a speech model that streams raw audio). */
-  extraModels?: Partial<Record<Endpoint, string[]>>;
+  extraModels?: Partial<Record<ServiceEndpoint, string[]>>;
   logger?: Logger;
 }
 
 type Handler = (ex: Exchange, ctx: SimContext) => Promise<void>;
 
-const HANDLERS: Record<Endpoint, Handler> = {
+const HANDLERS: Record<ServiceEndpoint, Handler> = {
   chat: handleChat,
   messages: handleMessages,
   speech: handleSpeech,
@@ -99,12 +99,12 @@ export class SimServer extends EventEmitter<{ request: [SimRequest] }> {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  requestsTo(endpoint: Endpoint): SimRequest[] {
+  requestsTo(endpoint: ServiceEndpoint): SimRequest[] {
     return this.requests.filter((r) => r.endpoint === endpoint);
   }
 
   /** Resolves once `count` requests have reached `endpoint`. */
-  waitForRequests(endpoint: Endpoint, count: number, timeoutMs = 10_000): Promise<SimRequest[]> {
+  waitForRequests(endpoint: ServiceEndpoint, count: number, timeoutMs = 10_000): Promise<SimRequest[]> {
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
         const matching = this.requestsTo(endpoint);
@@ -151,7 +151,7 @@ export class SimServer extends EventEmitter<{ request: [SimRequest] }> {
     });
   }
 
-  private async serve(ex: Exchange, endpoint: Endpoint | undefined): Promise<void> {
+  private async serve(ex: Exchange, endpoint: ServiceEndpoint | undefined): Promise<void> {
     if (!endpoint) return ex.sendError(404, 'not_found', `no endpoint at ${ex.req.method} ${ex.record.path}`);
     if (ex.req.method !== 'POST') return ex.sendError(405, 'invalid_request_error', 'use POST');
     const verdict =
@@ -166,7 +166,7 @@ export class SimServer extends EventEmitter<{ request: [SimRequest] }> {
     await HANDLERS[endpoint](ex, this.ctx);
   }
 
-  private endpointFor(path: string): Endpoint | undefined {
+  private endpointFor(path: string): ServiceEndpoint | undefined {
     if (path === '/v1/chat/completions') return 'chat';
     if (path === '/v1/audio/speech') return 'speech';
     if (path === '/v1/audio/transcriptions') return 'transcription';
