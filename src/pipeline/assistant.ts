@@ -61,7 +61,7 @@ import { segment } from './segment.js';
 import { judgeBargeIn } from './judge-barge-in.js';
 import { keepPace } from './keep-pace.js';
 import { meterLevels } from './meter-levels.js';
-import { once } from './once.js';
+import { shareWithoutReset as once } from './share-without-reset.js';
 import { takeTurns } from './take-turns.js';
 import { toFrames } from './to-frames.js';
 import { transcribeUtterances } from './transcribe-utterances.js';

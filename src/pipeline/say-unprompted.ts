@@ -2,7 +2,7 @@ import { EMPTY, map, merge, takeUntil, type BehaviorSubject, type Observable } f
 import type { HarkConfig } from '../config/schema.js';
 import type { AssistantState } from '../dialog/turn.js';
 import type { NoticeEvent, RingEvent, RingStop } from './events.js';
-import { once } from './once.js';
+import { shareWithoutReset } from './share-without-reset.js';
 import type { Announcement, Earcons, Notice, Player, Synthesizer } from './ports.js';
 import { ringAlarms, type SaysWhenIdle } from './ring-alarms.js';
 import { sayNotices } from './say-notices.js';
@@ -55,7 +55,7 @@ export function sayUnprompted(deps: UnpromptedDeps): {
         announcements: deps.announcements.pipe(takeUntil(inputEnded)),
         maxMs: config.tools.timers.ringMaxMs,
         repeatPauseMs: config.tools.timers.repeatPauseMs,
-      }).pipe(once())
+      }).pipe(shareWithoutReset())
     : EMPTY;
   const notices = deps.notices
     ? sayNotices({
@@ -63,7 +63,7 @@ export function sayUnprompted(deps: UnpromptedDeps): {
         notices: deps.notices.pipe(takeUntil(inputEnded)),
         answerWithinMs: config.listen.followUpMs,
         now: deps.now,
-      }).pipe(once())
+      }).pipe(shareWithoutReset())
     : EMPTY;
   return { rings, notices };
 }

@@ -5,4 +5,5 @@ import { share, type MonoTypeOperatorFunction } from 'rxjs';
  * (a turn still playing when a file's input has ended) is told it is over, instead of starting
  * the stage, and the input, all over again.
  */
-export const once = <T>(): MonoTypeOperatorFunction<T> => share<T>({ resetOnComplete: false, resetOnError: false });
+export const shareWithoutReset = <T>(): MonoTypeOperatorFunction<T> =>
+  share<T>({ resetOnComplete: false, resetOnError: false });
