@@ -14,7 +14,7 @@ import { servicePorts } from '../../dist/app/service-ports.js';
 import { warmUp } from '../../dist/app/warm-up.js';
 import type { Turn } from '../../dist/dialog/turn.js';
 import { createService, type Service } from '../../dist/service/index.js';
-import type { SimTiming } from '../../dist/sim/context.js';
+import type { SimTiming } from '../../dist/sim/sim-context.js';
 import type { SimOptions } from '../../dist/sim/server.js';
 import { afterIo } from '../../dist/system/after-io.js';
 import { silentLogger } from '../../dist/system/logger.js';

@@ -2,7 +2,7 @@ import { ffmpegPath } from '../audio/ffmpeg.js';
 import { API_KEY_FIX, type LoadedConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
 import { SileroVad } from '../listen/silero-vad.js';
-import { ServiceError } from '../service/errors.js';
+import { ServiceError } from '../service/service-error.js';
 import type { Service } from '../service/index.js';
 import { prepareReference } from '../voice/reference.js';
 import { runChild } from '../system/spawn.js';

@@ -4,7 +4,7 @@ import { turnLatencies, type Turn } from '../dialog/turn.js';
 import type { AssistantEvent, NoticeEvent } from '../pipeline/events.js';
 import type { Logger } from '../system/logger.js';
 import { API_KEY_FIX } from '../config/load.js';
-import { ServiceError } from '../service/errors.js';
+import { ServiceError } from '../service/service-error.js';
 import { RequestValidationError } from '../contract/validation-error.js';
 
 const SPEECH_FIELDS =

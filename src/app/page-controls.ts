@@ -6,7 +6,7 @@ import type { Service } from '../service/index.js';
 import type { LogTail } from '../system/log-tail.js';
 import type { Logger } from '../system/logger.js';
 import { ControlRefused, type PageControls } from '../web/server.js';
-import { INPUT_ENDED, type PageEvent } from '../web/wire.js';
+import { INPUT_ENDED, type PageEvent } from '../web/page-json.js';
 import { VOICE_SAMPLE } from './configured-voice.js';
 import { runDoctor, type CheckResult } from './doctor.js';
 import { fail, ok } from './doctor-result.js';

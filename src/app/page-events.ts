@@ -1,6 +1,6 @@
 import { turnLatencies, type Turn } from '../dialog/turn.js';
 import type { AssistantEvent } from '../pipeline/events.js';
-import type { PageEvent, TurnSummary } from '../web/wire.js';
+import type { PageEvent, TurnSummary } from '../web/page-json.js';
 import { turnFailure } from './log-events.js';
 
 /** One turn as the page shows it, with the same latencies and failure stage as the turn's log line. */

@@ -1,5 +1,5 @@
 import { Subscription, type Observable } from 'rxjs';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../config/config-error.js';
 import type { HarkConfig } from '../config/schema.js';
 import { packageVersion } from '../system/package-paths.js';
 import { portHolder } from '../system/port-holder.js';
@@ -7,7 +7,7 @@ import { exposureProblem } from '../web/access.js';
 import { LiveFeed } from '../web/live.js';
 import { PageState } from '../web/page-state.js';
 import { startPageServer } from '../web/server.js';
-import { INPUT_ENDED } from '../web/wire.js';
+import { INPUT_ENDED } from '../web/page-json.js';
 import { mqttCheck } from './home-part.js';
 import type { BrokerStatus } from './mqtt-connection.js';
 import { pageControls, type ControlsSetup } from './page-controls.js';

@@ -4,7 +4,7 @@ import { EDITIONS, isKnownModel, modelsTaking, type Edition, type MediaKind } fr
 import { buildChatRequest, buildMessagesRequest, type Attachment } from '../dialog/reply-request.js';
 import { type Message } from '../dialog/conversation.js';
 import { streamReply } from '../app/stream-reply.js';
-import { UsageError, withContext, type GlobalOptions } from './context.js';
+import { UsageError, withContext, type GlobalOptions } from './command-context.js';
 import { readableFile } from './files.js';
 import { StreamRedactor, redact } from '../system/secrets.js';
 

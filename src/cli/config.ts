@@ -5,8 +5,8 @@ import { loadConfig } from '../config/load.js';
 import { shownConfig, unsetPlaceholders } from '../config/secret-values.js';
 import { maskSecret, redact } from '../system/secrets.js';
 import { configuredReference } from '../app/configured-voice.js';
-import { commandLogger, type GlobalOptions } from './context.js';
-import { ConfigError } from '../config/errors.js';
+import { commandLogger, type GlobalOptions } from './command-context.js';
+import { ConfigError } from '../config/config-error.js';
 import { webPageProblem } from '../app/web-page.js';
 
 export function registerConfig(program: Command, globals: () => GlobalOptions): void {

@@ -9,7 +9,7 @@ import type { AssistantEvent } from '../pipeline/events.js';
 import { startVoiceLoop } from '../app/voice-loop.js';
 import { describeVoice } from '../app/configured-voice.js';
 import { openWebPage } from '../app/web-page.js';
-import { withCheckedContext, type GlobalOptions } from './context.js';
+import { withCheckedContext, type GlobalOptions } from './command-context.js';
 import { checkOutputFile, checkWavName, keptBy } from './files.js';
 import { keepRunningWithoutOutput } from './closed-output.js';
 import { interruptible } from './interrupt.js';

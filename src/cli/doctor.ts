@@ -1,12 +1,12 @@
 import { Option, type Command } from 'commander';
 import { join } from 'node:path';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../config/config-error.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { CheckResult } from '../app/doctor.js';
 import { silentLogger } from '../system/logger.js';
 import { redact } from '../system/secrets.js';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
-import { UsageError, connectService, type GlobalOptions } from './context.js';
+import { UsageError, connectService, type GlobalOptions } from './command-context.js';
 
 const MARK: Record<CheckResult['status'], string> = { ok: 'ok  ', note: 'note', fail: 'FAIL', skip: 'skip' };
 /** This very hark (the bundle, or the compiled modules in a checkout), to run again as the service's user. */

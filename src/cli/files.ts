@@ -5,7 +5,7 @@ import { probeAudio, type AudioProbe } from '../audio/ffmpeg.js';
 import { wavDurationMs } from '../audio/wav-header.js';
 import type { HarkConfig } from '../config/schema.js';
 import { atomicFile } from '../system/atomic-file.js';
-import { UsageError } from './context.js';
+import { UsageError } from './command-context.js';
 
 /**
  * What a command is given to read and to write, checked before any work: a mistake is a usage

@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../config/config-error.js';
 import { failureFix } from '../app/log-events.js';
-import { ServiceError } from '../service/errors.js';
+import { ServiceError } from '../service/service-error.js';
 import { RequestValidationError } from '../contract/validation-error.js';
 import { isAbortError } from '../system/abort.js';
 import { packageVersion } from '../system/package-paths.js';
@@ -15,7 +15,7 @@ import { registerDoctor } from './doctor.js';
 import { registerVoice } from './voice.js';
 import { registerDemo } from './demo.js';
 import { registerRun } from './run.js';
-import { UsageError, type GlobalOptions } from './context.js';
+import { UsageError, type GlobalOptions } from './command-context.js';
 import { registerModels } from './models.js';
 import { registerSay } from './say.js';
 import { registerSim } from './sim.js';

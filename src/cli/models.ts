@@ -10,7 +10,7 @@ import {
   thinkingEffective,
   type Edition,
 } from '../contract/models.js';
-import { UsageError } from './context.js';
+import { UsageError } from './command-context.js';
 
 const ENDPOINTS: ServiceEndpoint[] = ['chat', 'messages', 'speech', 'transcription'];
 

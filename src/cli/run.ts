@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { runDaemon } from '../app/daemon.js';
 import type { HarkConfig } from '../config/schema.js';
-import { UsageError, withCheckedContext, type GlobalOptions } from './context.js';
+import { UsageError, withCheckedContext, type GlobalOptions } from './command-context.js';
 import { keepRunningWithoutOutput } from './closed-output.js';
 import { checkAudioInput, checkOutputFile, checkWavName, keptBy } from './files.js';
 

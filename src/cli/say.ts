@@ -6,7 +6,7 @@ import type { HarkConfig } from '../config/schema.js';
 import { LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
 import { configuredReference, speechRequest } from '../app/configured-voice.js';
 import { writeAtomically } from '../system/atomic-file.js';
-import { UsageError, parseNumber, withCheckedContext, type GlobalOptions } from './context.js';
+import { UsageError, parseNumber, withCheckedContext, type GlobalOptions } from './command-context.js';
 import { checkOutputFile, keptBy } from './files.js';
 import { interruptible } from './interrupt.js';
 

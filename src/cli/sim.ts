@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import YAML from 'yaml';
 import type { Fault, ReplyScript } from '../sim/script.js';
-import { commandLogger, parseNumber, UsageError, type GlobalOptions } from './context.js';
+import { commandLogger, parseNumber, UsageError, type GlobalOptions } from './command-context.js';
 import { readableFile } from './files.js';
 
 interface SimCliOptions {

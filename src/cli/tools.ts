@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import type { ToolSpec } from '../dialog/tool-calls.js';
-import { commandLogger, UsageError, type GlobalOptions } from './context.js';
+import { commandLogger, UsageError, type GlobalOptions } from './command-context.js';
 
 /** One line per tool: name, source, and the first sentence of its description. */
 export function toolTable(tools: readonly ToolSpec[]): string {

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { basename, extname } from 'node:path';
 import { decodeStream } from '../audio/decode-stream.js';
-import { UsageError, type CommandContext, withContext, type GlobalOptions } from './context.js';
+import { UsageError, type CommandContext, withContext, type GlobalOptions } from './command-context.js';
 import { audioDurationMs } from '../contract/rules/transcription.js';
 import { LIMITS } from '../contract/limits.js';
 import { languageProblem } from '../config/schema-parts.js';

@@ -4,7 +4,7 @@ import { servicePorts } from '../app/service-ports.js';
 import { createPlayer } from '../app/voice-loop.js';
 import { PLAYBACK_FIX } from '../audio/playback-error.js';
 import { VOICE_SAMPLE, configuredReference, describeVoice } from '../app/configured-voice.js';
-import { withCheckedContext, type GlobalOptions } from './context.js';
+import { withCheckedContext, type GlobalOptions } from './command-context.js';
 import type { HarkConfig } from '../config/schema.js';
 import { abortError, whenAborted } from '../system/abort.js';
 import { checkOutputFile, checkWavName, keptBy } from './files.js';

@@ -12,7 +12,7 @@ import { VAD_FRAME_SAMPLES } from '../listen/vad.js';
 import { WAKE_SAMPLE_RATE_HZ } from '../listen/wake/wake-features.js';
 import { WakeModelsMissingError } from '../listen/wake/wake-models.js';
 import type { WakeWordDetection, WakeWordScores } from '../pipeline/ports.js';
-import { commandLogger, type GlobalOptions, parseNumber, UsageError } from './context.js';
+import { commandLogger, type GlobalOptions, parseNumber, UsageError } from './command-context.js';
 import { checkAudioInput } from './files.js';
 
 interface WakeOptions {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { registerSecret } from '../system/secrets.js';
-import { ConfigError, describeIssue, formatPath, valueAt } from './errors.js';
+import { ConfigError, describeIssue, formatPath, valueAt } from './config-error.js';
 import { envName, envOverrides, envTable } from './env.js';
 import { registerUrlSecrets } from './secret-values.js';
 import { configSchema, defaultConfig, type HarkConfig } from './schema.js';

@@ -1,4 +1,4 @@
-import { isRecord, streamErrorEvent } from './errors.js';
+import { isRecord, streamErrorEvent } from './service-error.js';
 import { parseToolInput, type ReplyEvent, type TokenUsage } from '../contract/reply.js';
 import { truncatedStream } from './client-base.js';
 

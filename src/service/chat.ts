@@ -1,7 +1,7 @@
 import type { ChatRequest } from '../contract/wire.js';
 import { ClientBase, DONE, badResponse, type CallSignal } from './client-base.js';
 import { ChatStreamReader, readUsage } from './chat-stream.js';
-import { isRecord } from './errors.js';
+import { isRecord } from './service-error.js';
 import { parseToolInput, type ReplyEvent, type ReplyResult, type ToolCall } from '../contract/reply.js';
 import { checkChatBody } from '../contract/rules/chat.js';
 

@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from '../system/logger.js';
-import { ServiceError } from './errors.js';
+import { ServiceError } from './service-error.js';
 import { type ServiceEndpoint } from '../contract/endpoints.js';
 import type { BufferedResponse, Transport } from './http.js';
 import { EXPECT_JSON, EXPECT_SSE, mediaTypeOf } from './content-type.js';

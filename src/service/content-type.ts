@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { ServiceEndpoint } from '../contract/endpoints.js';
 import type { SpeechResponseFormat } from '../contract/limits.js';
 import { excerpt } from '../system/secrets.js';
-import { ServiceError, headerValue } from './errors.js';
+import { ServiceError, headerValue } from './service-error.js';
 
 /** What a successful response must be: its name for messages, and the media types that pass. */
 export interface ContentExpectation {

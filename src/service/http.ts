@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { silentLogger, type Logger } from '../system/logger.js';
 import { registerSecret } from '../system/secrets.js';
-import { ServiceError, headerValue, parseErrorResponse } from './errors.js';
+import { ServiceError, headerValue, parseErrorResponse } from './service-error.js';
 import { type ServiceEndpoint } from '../contract/endpoints.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
 import { LIMITS } from '../contract/limits.js';

@@ -1,6 +1,6 @@
 import type { MessagesRequest } from '../contract/wire.js';
 import { ClientBase, DONE, badResponse, type CallSignal, type ClientOptions } from './client-base.js';
-import { isRecord } from './errors.js';
+import { isRecord } from './service-error.js';
 import type { AuthStyle } from './http.js';
 import { LIMITS } from '../contract/limits.js';
 import { MessagesStreamReader } from './messages-stream.js';

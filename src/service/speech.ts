@@ -1,5 +1,5 @@
 import { ClientBase, badResponse, truncatedStream, type CallSignal } from './client-base.js';
-import { ServiceError, headerValue, isRecord, streamErrorEvent } from './errors.js';
+import { ServiceError, headerValue, isRecord, streamErrorEvent } from './service-error.js';
 import { EXPECT_SSE, expectAudio, type ContentExpectation } from './content-type.js';
 import { excerpt } from '../system/secrets.js';
 import { RequestValidationError } from '../contract/validation-error.js';

@@ -1,7 +1,7 @@
 import type { Transcription } from '../contract/wire.js';
 import { extname } from 'node:path';
 import { ClientBase, badResponse, parseBodyJson, type CallSignal } from './client-base.js';
-import { isRecord } from './errors.js';
+import { isRecord } from './service-error.js';
 import { EXPECT_JSON } from './content-type.js';
 import { multipartBody } from './multipart.js';
 import { DEFAULT_MODELS } from '../contract/models.js';

@@ -1,6 +1,6 @@
 import type { ServiceEndpoint } from '../contract/endpoints.js';
 import { abortError, isAbortError } from '../system/abort.js';
-import { ServiceError } from './errors.js';
+import { ServiceError } from './service-error.js';
 import type { IdleWatchdog } from './idle-watchdog.js';
 
 /** A failure before any byte of the body: the connection, a timeout, or the caller's abort. */

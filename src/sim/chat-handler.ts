@@ -1,5 +1,5 @@
 import { checkChatBody } from '../contract/rules/chat.js';
-import { mayServe, readJsonBody, type SimContext } from './context.js';
+import { mayServe, readJsonBody, type SimContext } from './sim-context.js';
 import { SseWriter, type Exchange } from './exchange.js';
 import { allText, fragments, lastUserText, planReply, textOf, type ReplyPlan } from './plan.js';
 

@@ -1,6 +1,6 @@
 import { checkMessagesBody } from '../contract/rules/messages.js';
 import { LIMITS } from '../contract/limits.js';
-import { mayServe, readJsonBody, type SimContext } from './context.js';
+import { mayServe, readJsonBody, type SimContext } from './sim-context.js';
 import { SseWriter, type Exchange } from './exchange.js';
 import { allText, fragments, lastUserText, planReply, textOf, type ReplyPlan } from './plan.js';
 

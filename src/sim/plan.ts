@@ -1,7 +1,7 @@
 import { audioDurationMs } from '../contract/rules/transcription.js';
 import { describeAudio } from './transcription-handler.js';
 import { defaultReply, estimateTokens, tokenize, type ReplyScript } from './script.js';
-import { intervalMs, type SimContext } from './context.js';
+import { intervalMs, type SimContext } from './sim-context.js';
 
 /** A reply decided on before streaming: what to send, how fast, and how it stops. */
 export interface ReplyPlan {

@@ -7,7 +7,7 @@ import type { Edition } from '../contract/models.js';
 import { silentLogger, type Logger } from '../system/logger.js';
 import { checkBearer, checkMessagesAuth } from './auth.js';
 import { handleChat } from './chat-handler.js';
-import { DEFAULT_TIMING, knowsModel, type SimContext, type SimTiming } from './context.js';
+import { DEFAULT_TIMING, knowsModel, type SimContext, type SimTiming } from './sim-context.js';
 import { Exchange, monotonicMs, type SimRequest } from './exchange.js';
 import { handleMessages } from './messages-handler.js';
 import { SimScript } from './script.js';

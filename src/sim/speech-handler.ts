@@ -3,7 +3,7 @@ import { bufferOf, bytesFor } from '../audio/pcm.js';
 import { wavHeader } from '../audio/wav-header.js';
 import { SPEECH_CONTENT_TYPES, LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
 import { checkSpeechBody } from '../contract/rules/speech.js';
-import { mayServe, readJsonBody, type SimContext } from './context.js';
+import { mayServe, readJsonBody, type SimContext } from './sim-context.js';
 import { SseWriter, type Exchange } from './exchange.js';
 import { estimateTokens } from './script.js';
 import { renderSpeech } from './voice.js';

@@ -3,7 +3,7 @@ import { Response } from 'undici';
 import { readWavInfo } from '../audio/wav-header.js';
 import { rms, samplesOf } from '../audio/pcm.js';
 import { audioDurationMs, checkTranscriptionFields } from '../contract/rules/transcription.js';
-import { mayServe, type SimContext } from './context.js';
+import { mayServe, type SimContext } from './sim-context.js';
 import type { Exchange } from './exchange.js';
 import { estimateTokens } from './script.js';
 

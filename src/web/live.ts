@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs';
 import { redact } from '../system/secrets.js';
 import type { PageState } from './page-state.js';
-import type { PageEvent } from './wire.js';
+import type { PageEvent } from './page-json.js';
 
 /** A client this far behind gets no meters until it catches up (a phone on a weak network). */
 const BEHIND_BYTES = 64 * 1024;

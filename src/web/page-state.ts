@@ -1,4 +1,11 @@
-import type { ConversationEntry, KnownPageEvent, PageEvent, PageSnapshot, TurnSummary, TurnsReport } from './wire.js';
+import type {
+  ConversationEntry,
+  KnownPageEvent,
+  PageEvent,
+  PageSnapshot,
+  TurnSummary,
+  TurnsReport,
+} from './page-json.js';
 
 /** Turns kept for the latency chart and /api/turns. */
 export const TURNS_KEPT = 50;

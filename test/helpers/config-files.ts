@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../src/config/errors.js';
+import { ConfigError } from '../../src/config/config-error.js';
 
 /** Where the files are made (a temporary directory). */
 export const configDir = mkdtempSync(join(tmpdir(), 'hark-config-'));

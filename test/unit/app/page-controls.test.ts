@@ -6,7 +6,7 @@ import type { LoadedConfig } from '../../../src/config/load.js';
 import { PLAYBACK_FIX } from '../../../src/audio/playback-error.js';
 import { ClockedPlayer } from '../../../src/audio/player.js';
 import { defaultConfig } from '../../../src/config/schema.js';
-import { INPUT_ENDED, type PageEvent } from '../../../src/web/wire.js';
+import { INPUT_ENDED, type PageEvent } from '../../../src/web/page-json.js';
 import type { Service } from '../../../src/service/index.js';
 import { realClock } from '../../../src/system/clock.js';
 import { silentLogger } from '../../../src/system/logger.js';

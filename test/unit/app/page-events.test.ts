@@ -3,8 +3,8 @@ import { pageEvents } from '../../../src/app/page-events.js';
 import { PLAYBACK_FIX, PlaybackError } from '../../../src/audio/playback-error.js';
 import { API_KEY_FIX } from '../../../src/config/load.js';
 import type { Turn } from '../../../src/dialog/turn.js';
-import { ServiceError } from '../../../src/service/errors.js';
-import type { TurnSummary } from '../../../src/web/wire.js';
+import { ServiceError } from '../../../src/service/service-error.js';
+import type { TurnSummary } from '../../../src/web/page-json.js';
 import type { AssistantEvent } from '../../../src/pipeline/events.js';
 
 const TRANSCRIPT = {

@@ -3,7 +3,7 @@ import { cutAsItArrives, quietestCut, splitAtQuietPoints, MAX_CHUNK_MS } from '.
 import { joinTranscripts, promptTail } from '../../../src/listen/transcript.js';
 import { transcribeChunks, transcribeLong } from '../../../src/listen/transcribe-long.js';
 import { bufferOf } from '../../../src/audio/pcm.js';
-import { ServiceError } from '../../../src/service/errors.js';
+import { ServiceError } from '../../../src/service/service-error.js';
 import { pcmToWav, readWavInfo } from '../../../src/audio/wav-header.js';
 import { tone } from '../../helpers/audio.js';
 

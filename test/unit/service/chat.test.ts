@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { collectReply } from '../../../src/contract/reply.js';
-import { ServiceError } from '../../../src/service/errors.js';
+import { ServiceError } from '../../../src/service/service-error.js';
 import { collect, startTestService, type TestService } from '../../helpers/service.js';
 
 let service: TestService;

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChatCompletionsClient } from '../../../src/service/chat.js';
-import { ServiceError } from '../../../src/service/errors.js';
+import { ServiceError } from '../../../src/service/service-error.js';
 import { Transport } from '../../../src/service/http.js';
 import { createMemoryLogger } from '../../../src/system/logger.js';
 import { collect, startTestService, type TestService } from '../../helpers/service.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exposureProblem, isLoopback, parseListen } from '../../../src/web/access.js';
 import { PageState, TURNS_KEPT, quantile } from '../../../src/web/page-state.js';
-import type { TurnSummary } from '../../../src/web/wire.js';
+import type { TurnSummary } from '../../../src/web/page-json.js';
 
 function turn(id: number, firstAudio: number, cut: string | false = false): TurnSummary {
   return {

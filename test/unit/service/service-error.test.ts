@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError, parseErrorResponse, parseRetryAfter } from '../../../src/service/errors.js';
+import { ServiceError, parseErrorResponse, parseRetryAfter } from '../../../src/service/service-error.js';
 import { retryDelayMs, DEFAULT_RETRY_POLICY } from '../../../src/service/retry.js';
 
 const parse = (status: number, bodyText: string, headers: Record<string, string> = {}) =>
