@@ -3,11 +3,11 @@ import { ofType, type ListenEvent, type TurnEvent } from './events.js';
 
 /**
  * Turns cut short → barge-in events, timed from when the interrupting speech's first frame was
- * captured (the latest speech onset heard), with how much of the reply the user heard. A turn
+ * captured (the latest speech onset), with how much of the reply the user heard. A turn
  * cut by hark stopping or by a control (the status page's stop button) was no barge-in.
  */
-export function reportBargeIns(heard: Observable<ListenEvent>): OperatorFunction<TurnEvent, TurnEvent> {
-  const onsets = heard.pipe(ofType('speech'), startWith(undefined));
+export function reportBargeIns(listenEvents: Observable<ListenEvent>): OperatorFunction<TurnEvent, TurnEvent> {
+  const onsets = listenEvents.pipe(ofType('speech'), startWith(undefined));
   return (turns) =>
     turns.pipe(
       ofType('turn'),
