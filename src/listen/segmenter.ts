@@ -1,4 +1,5 @@
-import { MAX_CHUNK_MS, quietestCut } from './long-audio.js';
+import { MAX_CHUNK_MS } from './long-audio.js';
+import { MonologueCuts } from './monologue-cuts.js';
 import { PauseJudge } from './pause-judge.js';
 import {
   OUTLASTS_ECHO_MS,
@@ -9,16 +10,6 @@ import {
   type Utterance,
 } from './speech-events.js';
 
-/** Where a monologue without a real pause is cut: the quietest point of this last stretch before the limit. */
-const FALLBACK_WINDOW_MS = 5000;
-
-/** A pause inside the speech being collected: where it starts in the buffer, and the speech before it. */
-interface Pause {
-  startSample: number;
-  samples: number;
-  voicedBefore: number;
-}
-
 /**
  * Frames in, utterances out: hysteresis on the VAD probability, pre-roll kept from before
  * the onset, blips dropped, and monologues longer than the service's 30 s cut at their
@@ -27,9 +18,7 @@ interface Pause {
 export class Segmenter {
   private readonly maxUtteranceMs: number;
   private readonly trailingSilenceMs: number;
-  private readonly minCutPauseMs: number;
-  private readonly minPartSpeechMs: number;
-  private pauses: Pause[] = [];
+  private readonly cuts: MonologueCuts;
   private preRoll: Int16Array[] = [];
   private preRollSamples = 0;
   /** The frames just before now that scored as speech but were under the raised threshold while hark spoke. */
@@ -59,8 +48,12 @@ export class Segmenter {
   constructor(private readonly config: SegmenterConfig) {
     this.maxUtteranceMs = config.maxUtteranceMs ?? MAX_CHUNK_MS;
     this.trailingSilenceMs = config.trailingSilenceMs ?? 200;
-    this.minCutPauseMs = config.minCutPauseMs ?? 200;
-    this.minPartSpeechMs = config.minPartSpeechMs ?? 1000;
+    this.cuts = new MonologueCuts({
+      sampleRateHz: config.sampleRateHz,
+      maxUtteranceMs: this.maxUtteranceMs,
+      minCutPauseMs: config.minCutPauseMs ?? 200,
+      minPartSpeechMs: config.minPartSpeechMs ?? 1000,
+    });
     this.pauseJudge = new PauseJudge(config);
   }
 
@@ -169,7 +162,7 @@ export class Segmenter {
     this.clearAfterDoubtfulSamples = 0;
     this.leadInSamples = 0;
     this.silenceRunSamples = 0;
-    this.pauses = [];
+    this.cuts.clear();
     this.preRoll = [];
     this.preRollSamples = 0;
   }
@@ -204,41 +197,23 @@ export class Segmenter {
 
   /** A silence run just ended; one long enough is a place a monologue may be cut. */
   private notePause(heldSamples: number): void {
-    const samples = this.silenceRunSamples - heldSamples;
-    if (this.ms(samples) < this.minCutPauseMs) return;
     const startSample = this.bufferSamples - this.frameSamplesOfLast() - this.silenceRunSamples;
-    this.pauses.push({ startSample, samples, voicedBefore: this.voicedSamples });
+    this.cuts.notePause(startSample, this.silenceRunSamples - heldSamples, this.voicedSamples);
   }
 
   private frameSamplesOfLast(): number {
     return this.buffer.at(-1)?.length ?? 0;
   }
 
-  /**
-   * A monologue at the service's 30 s limit is cut in the middle of its latest pause that leaves
-   * at least `minPartSpeechMs` of speech for the next part; without such a pause, at the
-   * quietest point of the last few seconds before that. The rest starts the next part.
-   */
+  /** A monologue at the service's 30 s limit is cut (MonologueCuts says where); the rest starts the next part. */
   private cutLongSpeech(): SegmenterEvent {
     const all = concat(this.buffer, this.bufferSamples);
-    const rate = this.config.sampleRateHz;
-    const earliest = this.samples(this.maxUtteranceMs / 2);
-    const keep = this.samples(this.minPartSpeechMs);
-    const pause = this.pauses
-      .filter((p) => p.startSample + p.samples / 2 >= earliest && this.voicedSamples - p.voicedBefore >= keep)
-      .at(-1);
-    const latest = Math.max(this.maxUtteranceMs / 2, this.ms(all.length) - this.minPartSpeechMs);
-    const cut = pause
-      ? pause.startSample + Math.floor(pause.samples / 2)
-      : quietestCut(all, rate, Math.max(this.maxUtteranceMs / 2, latest - FALLBACK_WINDOW_MS), latest);
+    const cut = this.cuts.cut(all, this.voicedSamples);
     const event: SegmenterEvent = { type: 'utterance', utterance: this.utterance(all.slice(0, cut), false) };
     const rest = all.slice(cut);
     this.buffer = [rest];
     this.bufferSamples = rest.length;
     this.bufferStartSample += cut;
-    this.pauses = this.pauses
-      .filter((p) => p.startSample >= cut)
-      .map((p) => ({ ...p, startSample: p.startSample - cut }));
     this.part++;
     return event;
   }
