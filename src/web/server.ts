@@ -4,7 +4,7 @@ import type { Logger } from '../system/logger.js';
 import { redact } from '../system/secrets.js';
 import { isLoopback, parseListen } from './access.js';
 import { ownAddresses, type AddressSources } from './addresses.js';
-import { PageGate } from './gate.js';
+import { PageGate } from './page-gate.js';
 import type { LiveFeed } from './live.js';
 import { Rationed } from './rationed.js';
 import { StaticFiles } from './static.js';
