@@ -6,6 +6,7 @@
  * wake-word detector. Process CPU time (all threads, onnxruntime's too) over the audio's length.
  */
 import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Subject } from 'rxjs';
@@ -34,13 +35,15 @@ export type StageCpu = Record<Stage, number>;
 /** One build's modules, by path: types from this checkout's build (the same classes, maybe older). */
 async function modules(build: Build) {
   const load = <T>(path: string) => import(join(build.root, 'dist', path)) as Promise<T>;
+  // A build from before the wake-word engine moved to listen/wake/ has it in listen/.
+  const wakeDir = existsSync(join(build.root, 'dist', 'listen', 'wake')) ? 'listen/wake' : 'listen';
   return {
     config: await load<typeof ConfigModule>('config/schema.js'),
     echo: await load<typeof EchoModule>('audio/echo/echo-canceller.js'),
     cancelEcho: await load<typeof CancelEchoModule>('pipeline/cancel-echo.js'),
     silero: await load<typeof SileroModule>('listen/silero-vad.js'),
-    wake: await load<typeof WakeModule>('listen/wake/openwakeword.js'),
-    wakeSettings: await load<typeof WakeSettingsModule>('listen/wake/wake-settings.js'),
+    wake: await load<typeof WakeModule>(`${wakeDir}/openwakeword.js`),
+    wakeSettings: await load<typeof WakeSettingsModule>(`${wakeDir}/wake-settings.js`),
     logger: await load<typeof LoggerModule>('system/logger.js'),
   };
 }
