@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CpuCap } from './cpu-cap.js';
+import type { CpuBudget } from './cpu-cap.js';
 
 /** One build of hark: a checkout with `dist` built. */
 export interface Build {
@@ -32,7 +32,7 @@ export const BEHIND_EVENTS = ['listen.behind', 'listen.pace', 'listen.dropped', 
 
 export interface StartOptions {
   build: Build;
-  cap: CpuCap;
+  cap: CpuBudget;
   args: string[];
   service: { url: string; apiKey: string };
   /** More environment: the sound server's, config overrides. */
@@ -92,7 +92,7 @@ export class HarkProcess {
         XDG_STATE_HOME: join(home, 'state'),
         XDG_CACHE_HOME: join(home, 'cache'),
         HARK_CONFIG: join(home, 'config.yaml'),
-        NODE_OPTIONS: '--max-semi-space-size=2',
+        NODE_OPTIONS: ['--max-semi-space-size=2', ...cap.nodeOptions()].join(' '),
         HARK_SERVICE_BASE_URL: service.url,
         HARK_API_KEY: service.apiKey,
         // The status page on any free port, so that runs side by side do not clash.
@@ -101,6 +101,7 @@ export class HarkProcess {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    if (child.pid !== undefined) cap.follow(child.pid);
     return new HarkProcess(child, home);
   }
 

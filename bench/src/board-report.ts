@@ -4,6 +4,7 @@ import type { MemoryRun } from './board-memory.js';
 import { PAUSED_BEFORE, type RoomRun } from './board-room.js';
 import { STAGES, type StageCpu } from './board-stages.js';
 import type { WakeRun } from './board-wake.js';
+import { CORES } from './cpu-cores.js';
 import { median, percentile, round, table, writeResult } from './stats.js';
 
 export interface ShareResult {
@@ -96,7 +97,8 @@ function summarise(s: ShareResult) {
 
 type Summary = ReturnType<typeof summarise>;
 
-const shareName = (share: number | undefined): string => (share === undefined ? 'uncapped' : `${share} % of a core`);
+const shareName = (share: number | undefined): string =>
+  share === undefined ? 'uncapped' : CORES > 1 ? `${CORES} cores of ${share} %` : `${share} % of a core`;
 
 export function report(
   results: BuildResult[],

@@ -12,7 +12,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bufferOf } from '../../dist/audio/pcm.js';
-import { CpuCap } from './cpu-cap.js';
+import type { CpuBudget } from './cpu-cap.js';
+import { boardCap } from './cpu-cores.js';
 import { BEHIND_EVENTS, HarkProcess, type Build, type Memory } from './board-hark.js';
 import { asItIs, resampledTo, room, writeWav, type Piece } from './board-audio.js';
 import { locate, mixFrom, mixLength, msOfMix, pauseStarts, pauses, sounding, voiceStarts } from './board-mix.js';
@@ -86,7 +87,7 @@ const ANSWER_WITHIN_MS = 45_000;
 const PAUSE_WITHIN_MS = 8000;
 
 /** CPU ms of each process in the group, by name, from /proc (10 ms ticks). */
-function cpuByCommand(cap: CpuCap): Record<string, number> {
+function cpuByCommand(cap: CpuBudget): Record<string, number> {
   const out: Record<string, number> = {};
   for (const pid of cap.pids()) {
     try {
@@ -101,7 +102,7 @@ function cpuByCommand(cap: CpuCap): Record<string, number> {
   return out;
 }
 
-async function measure(cap: CpuCap, ms: number): Promise<CpuWindow> {
+async function measure(cap: CpuBudget, ms: number): Promise<CpuWindow> {
   const [cpu, by] = [cap.usedMs(), cpuByCommand(cap)];
   const started = performance.now();
   await wait(ms);
@@ -138,7 +139,7 @@ export async function roomRun(build: Build, percent: number | undefined, plan: R
   const stopRoom = playRoom(server);
   const sim = await RemoteSim.start({ voice: 'synthetic', timing: DELAYS });
   const mix = await recordMix(server);
-  const cap = CpuCap.create(`hark-bench-${process.pid}-${Math.round(Math.random() * 1e9)}`, percent);
+  const cap = boardCap(`hark-bench-${process.pid}-${Math.round(Math.random() * 1e9)}`, percent);
   const { HOME: _home, PATH: _path, ...sound } = server.env;
   const hark = HarkProcess.start({
     build,

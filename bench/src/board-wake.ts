@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CpuCap } from './cpu-cap.js';
+import { boardCap } from './cpu-cores.js';
 import { BEHIND_EVENTS, HarkProcess, loggedAt, type Build, type LogLine } from './board-hark.js';
 import { overRoom, writeWav, type WakePiece } from './board-audio.js';
 import { RATE } from './wake-audio.js';
@@ -64,7 +64,7 @@ export async function wakeRun(
 ): Promise<WakeRun> {
   const { input, wakes } = layOut(clips, condition);
   const dir = mkdtempSync(join(tmpdir(), 'hark-board-wake-'));
-  const cap = CpuCap.create(`hark-bench-${process.pid}-${Math.round(Math.random() * 1e9)}`, percent);
+  const cap = boardCap(`hark-bench-${process.pid}-${Math.round(Math.random() * 1e9)}`, percent);
   const inputMs = (input.length / RATE) * 1000;
   try {
     const hark = HarkProcess.start({

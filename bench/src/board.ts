@@ -10,12 +10,14 @@
  * HARK_BENCH_BASELINE=<checkout with dist built>: the same figures for that build beside this
  * one's (HARK_BENCH_BUILD: measure another checkout than this one). HARK_BENCH_QUICK=1: fewer
  * clips and turns, 7 % alone. HARK_BENCH_SHARES=100,7: these shares only (100: uncapped; the
- * targets measured uncapped, and voice to voice at 7 %, need it).
+ * targets measured uncapped, and voice to voice at 7 %, need it). HARK_BENCH_CORES=4: a board of
+ * four such cores (cpu-cores.ts), hark's main thread and its listening thread each on one.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../../dist/system/package-paths.js';
-import { CpuCap, CpuCapUnavailable } from './cpu-cap.js';
+import { CpuCapUnavailable } from './cpu-cap.js';
+import { boardCap } from './cpu-cores.js';
 import type { Build } from './board-hark.js';
 import { QUESTIONS, overRoom, recordedWakeWords, room, spokenWakeWords, wakeThen } from './board-audio.js';
 import { memoryRun } from './board-memory.js';
@@ -63,7 +65,7 @@ function builds(): Build[] {
 
 /** Fails at once, with the reason, where this machine cannot cap a process's CPU. */
 async function checkCap(): Promise<string> {
-  const cap = CpuCap.create(`hark-bench-${process.pid}-check`, 7);
+  const cap = boardCap(`hark-bench-${process.pid}-check`, 7);
   const how = cap.describe();
   await cap.remove();
   return how;

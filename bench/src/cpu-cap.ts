@@ -17,7 +17,20 @@ const LEAST_PERCENT = 5;
 
 export class CpuCapUnavailable extends Error {}
 
-interface Layout {
+/** What the bench asks of a small board's CPU, whether it is one core (CpuCap) or several (CoreCaps). */
+export interface CpuBudget {
+  describe(): string;
+  command(command: string, args: readonly string[]): { command: string; args: string[] };
+  /** Node options a process needs to be placed (CoreCaps names its threads through a preload). */
+  nodeOptions(): string[];
+  /** Places the threads of the process `pid` as they come, until it exits. */
+  follow(pid: number): void;
+  usedMs(): number;
+  pids(): number[];
+  remove(): Promise<void>;
+}
+
+export interface Layout {
   version: 1 | 2;
   /** Where the quota and the weight are written. */
   cpu: string;
@@ -34,7 +47,7 @@ function mounts(): { dir: string; type: string; options: string[] }[] {
 }
 
 /** Where this machine keeps its cpu controller: v2 when it is there, v1 otherwise. */
-function layout(): Layout {
+export function layout(): Layout {
   const all = mounts();
   const unified = all.find((m) => m.type === 'cgroup2');
   if (unified) {
@@ -51,7 +64,7 @@ function layout(): Layout {
   );
 }
 
-function write(path: string, value: string): void {
+export function write(path: string, value: string): void {
   try {
     writeFileSync(path, value);
   } catch (error) {
@@ -62,10 +75,10 @@ function write(path: string, value: string): void {
 }
 
 /** One group: `percent` of one core, or all it can get (undefined), at the highest weight. */
-export class CpuCap {
+export class CpuCap implements CpuBudget {
   private constructor(
     private readonly layout: Layout,
-    private readonly dirs: string[],
+    readonly dirs: string[],
   ) {}
 
   /**
@@ -118,6 +131,13 @@ export class CpuCap {
     const enter = this.dirs.map((dir) => `echo $$ > '${join(dir, 'cgroup.procs')}'`).join(' && ');
     return { command: 'sh', args: ['-c', `${enter} && exec "$@"`, 'sh', command, ...args] };
   }
+
+  nodeOptions(): string[] {
+    return [];
+  }
+
+  /** Every thread of a process started by `command` is in the group already. */
+  follow(): void {}
 
   /** CPU time the group's processes have used since it was made (v1: reset then), ms, children too. */
   usedMs(): number {
