@@ -1,7 +1,9 @@
+import { open, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { abortError } from '../system/abort.js';
 import { findOnPath } from '../system/find-on-path.js';
 import { spawnChild } from '../system/spawn.js';
+import { isWav, readPcm16Mono } from './wav-header.js';
 
 let cachedPath: string | undefined;
 
@@ -58,13 +60,44 @@ export function runFfmpeg(args: readonly string[], input?: Buffer, signal?: Abor
   });
 }
 
-/** Any audio file ffmpeg can read, as 16-bit mono PCM at `sampleRateHz`. */
-export function decodeFileToPcm(path: string, sampleRateHz: number, signal?: AbortSignal): Promise<Buffer> {
+/**
+ * Any audio file ffmpeg can read, as 16-bit mono PCM at `sampleRateHz`. A WAV that already is
+ * that is read as it is: starting ffmpeg costs more CPU than hark's own start-up on a small
+ * board (docs/small-board-bench.md, "Start-up").
+ */
+export async function decodeFileToPcm(path: string, sampleRateHz: number, signal?: AbortSignal): Promise<Buffer> {
+  const asIs = await readyPcm(path, sampleRateHz);
+  if (asIs) return asIs;
   return runFfmpeg(
     ['-i', path, '-f', 's16le', '-acodec', 'pcm_s16le', '-ac', '1', '-ar', String(sampleRateHz), 'pipe:1'],
     undefined,
     signal,
   );
+}
+
+/** The samples of a 16-bit mono WAV at `sampleRateHz`; undefined for anything else (ffmpeg's to read). */
+async function readyPcm(path: string, sampleRateHz: number): Promise<Buffer | undefined> {
+  if (!(await startsAsWav(path))) return undefined;
+  const bytes = await readFile(path).catch(() => undefined);
+  if (!bytes) return undefined;
+  try {
+    const { pcm, sampleRateHz: rate } = readPcm16Mono(bytes);
+    return rate === sampleRateHz ? Buffer.from(pcm) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function startsAsWav(path: string): Promise<boolean> {
+  const file = await open(path).catch(() => undefined);
+  if (!file) return false;
+  try {
+    const head = Buffer.alloc(12);
+    await file.read(head, 0, head.length, 0);
+    return isWav(head);
+  } finally {
+    await file.close();
+  }
 }
 
 const ENCODE_ARGS: Record<string, string[]> = {
