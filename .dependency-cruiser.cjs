@@ -48,6 +48,14 @@ module.exports = {
       to: { pathNot: [...PURE, PURE_PACKAGES] },
     },
     {
+      name: 'loop-state-stays-pure',
+      severity: 'error',
+      comment:
+        "The voice loop's reducer does no I/O: at run time it needs only pure modules (it names the loop's events by type alone).",
+      from: { path: '^src/pipeline/loop-state\\.ts$' },
+      to: { pathNot: [...PURE, PURE_PACKAGES], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'only-app-and-cli-compose',
       severity: 'error',
       comment: 'Nothing below app/ imports app/, cli/ or pipeline/.',

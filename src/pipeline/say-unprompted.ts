@@ -1,6 +1,5 @@
-import { EMPTY, map, merge, takeUntil, type BehaviorSubject, type Observable } from 'rxjs';
+import { EMPTY, takeUntil, type Observable } from 'rxjs';
 import type { HarkConfig } from '../config/schema.js';
-import type { AssistantState } from '../dialog/turn.js';
 import type { NoticeEvent, RingEvent, RingStop } from './events.js';
 import { shareWithoutReset } from './share-without-reset.js';
 import type { Announcement, Earcons, Notice, Player, Synthesizer } from './ports.js';
@@ -13,10 +12,10 @@ export interface UnpromptedDeps {
   announcements?: Observable<Announcement> | undefined;
   /** What the home asks hark to say. */
   notices?: Observable<Notice> | undefined;
-  /** What the loop is doing: nothing is said unprompted over a turn. */
-  state: BehaviorSubject<AssistantState>;
-  /** A ring or a notice sounding: set here, read by what hears the room and by the other. */
-  sounding: BehaviorSubject<boolean>;
+  /** No turn under way and nothing sounding, as it is when each reader is told (see idleFeedback). */
+  idle: Observable<boolean>;
+  /** Told when a ring or a notice starts and stops sounding: what hears the room takes it as hark speaking. */
+  sounding: (on: boolean) => void;
   /** What stops a ring or a notice under way. */
   stops: Observable<RingStop>;
   /** Emits once the input has ended: nothing more is said unprompted. */
@@ -29,22 +28,18 @@ export interface UnpromptedDeps {
 
 /**
  * What hark says without being asked, while no turn is under way and nothing else sounds, for
- * as long as there is input: timers and alarms rung, and the home's notices said. Idle as it is
- * when each reader is told (one that starts to sound makes it false for the next reader at once).
+ * as long as there is input: timers and alarms rung, and the home's notices said. One that
+ * starts to sound makes hark busy for the other at once.
  */
 export function sayUnprompted(deps: UnpromptedDeps): {
   rings: Observable<RingEvent>;
   notices: Observable<NoticeEvent>;
 } {
-  const { state, sounding, inputEnded, config } = deps;
-  const idle = merge(state, sounding).pipe(
-    map(() => state.value === 'listening' && !sounding.value),
-    takeUntil(inputEnded),
-  );
+  const { inputEnded, config } = deps;
   const common: SaysWhenIdle = {
-    idle,
+    idle: deps.idle.pipe(takeUntil(inputEnded)),
     stops: deps.stops,
-    sounding: (on: boolean) => sounding.next(on),
+    sounding: deps.sounding,
     synthesizer: deps.synthesizer,
     player: deps.player,
     earcons: deps.earcons,
