@@ -6,8 +6,8 @@
  * counted; its clock is the same monotonic clock.
  */
 import { lastValueFrom, tap, toArray } from 'rxjs';
-import { fromAbortable } from '../../dist/app/from-abortable.js';
-import { streamReply } from '../../dist/app/stream-reply.js';
+import { fromAbortable } from '../../dist/app/adapters/from-abortable.js';
+import { streamReply } from '../../dist/app/adapters/stream-reply.js';
 import { defaultConfig } from '../../dist/config/schema.js';
 import { createService } from '../../dist/service/index.js';
 import { silentLogger } from '../../dist/system/logger.js';

@@ -3,7 +3,7 @@ import { attachmentDataUrl } from '../audio/data-url.js';
 import { EDITIONS, isKnownModel, modelsTaking, type Edition, type MediaKind } from '../contract/models.js';
 import { buildChatRequest, buildMessagesRequest, type Attachment } from '../dialog/reply-request.js';
 import { type Message } from '../dialog/conversation.js';
-import { streamReply } from '../app/stream-reply.js';
+import { streamReply } from '../app/adapters/stream-reply.js';
 import { UsageError, withContext, type GlobalOptions } from './context.js';
 import { readableFile } from './files.js';
 import { StreamRedactor, redact } from '../system/secrets.js';

@@ -38,8 +38,8 @@ export function registerTools(program: Command, globals: () => GlobalOptions): v
     const logger = commandLogger(globals(), loaded.config, 'stderr');
     // Loaded on demand: other commands carry none of this.
     const [{ startTools }, { createPlayer }] = await Promise.all([
-      import('../app/tools.js'),
-      import('../app/voice-loop.js'),
+      import('../app/tools/tools.js'),
+      import('../app/compose/voice-loop.js'),
     ]);
     const player = createPlayer(loaded.config, {}, logger);
     const started = await startTools({ ...loaded.config, tools: { ...loaded.config.tools, enabled: true } }, logger, {
