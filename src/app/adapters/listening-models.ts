@@ -10,8 +10,8 @@ import {
 import type { Vad } from '../../pipeline/ports.js';
 import { withinDeadline } from '../../system/deadline.js';
 import type { Logger } from '../../system/logger.js';
-import { LateVad } from './late-vad.js';
-import { LateWakeWord } from './late-wake-word.js';
+import { LoadingVad } from './loading-vad.js';
+import { LoadingWakeWord } from './loading-wake-word.js';
 import { sileroGate, type ListeningSetup } from './listening-messages.js';
 import { ListeningThread, type WakeReady } from './listening-thread.js';
 
@@ -30,7 +30,7 @@ export const MODELS_LOAD_LIMIT_MS = 60_000;
  * models fail to load, the transcript's `phrases`), a phrase in the transcript, or nothing.
  */
 export type WakeGate =
-  | { engine: 'openwakeword'; detector: LateWakeWord; phrases: string[] }
+  | { engine: 'openwakeword'; detector: LoadingWakeWord; phrases: string[] }
   | { engine: 'phrase'; phrases: string[] }
   | { engine: 'none' };
 
@@ -47,7 +47,7 @@ export interface ListeningOptions {
 
 /**
  * The configured VAD and wake gate, at once: Silero and openWakeWord load in the listening thread
- * while hark already listens (see LateVad, LateWakeWord). Should Silero fail to load, the energy
+ * while hark already listens (see LoadingVad, LoadingWakeWord). Should Silero fail to load, the energy
  * VAD scores instead; should the wake-word models be missing or fail, hark listens for the
  * transcript's wake phrases (never to everything). The log says why.
  */
@@ -79,7 +79,7 @@ export function startListening(
   };
   const thread = setup.silero || setup.wake ? new ListeningThread(setup) : undefined;
   const vad = thread?.vad
-    ? new LateVad(vadOf(thread.vad, config.vad, logger, deadline), 'silero')
+    ? new LoadingVad(vadOf(thread.vad, config.vad, logger, deadline), 'silero')
     : new EnergyVad(config.vad.energyGateDbfs);
   if (config.wake.engine === 'none') return { vad, wake: { engine: 'none' } };
   if (!thread?.wake || !files) return { vad, wake: { engine: 'phrase', phrases } };
@@ -88,7 +88,7 @@ export function startListening(
     logReady(logger, loaded, classifiers, config.wake.threshold);
     return loaded;
   });
-  const detector = new LateWakeWord(loading);
+  const detector = new LoadingWakeWord(loading);
   void detector.loaded.then(() => detector.failed && fallBack(logger, detector.failed, phrases));
   return { vad, wake: { engine: 'openwakeword', detector, phrases } };
 }

@@ -19,7 +19,7 @@ import type { Service } from '../../service/index.js';
 import { afterIo } from '../../system/after-io.js';
 import { deadlineIn } from '../../system/deadline.js';
 import type { Logger } from '../../system/logger.js';
-import { LateVad } from '../adapters/late-vad.js';
+import { LoadingVad } from '../adapters/loading-vad.js';
 import { MODELS_LOAD_LIMIT_MS, startListening } from '../adapters/listening-models.js';
 import { logEvents } from '../adapters/log-events.js';
 import { logEchoAtBargeIn, setUpEcho, watchEcho } from '../adapters/echo.js';
@@ -226,7 +226,7 @@ export async function startVoiceLoop(
   if (options.input) listening();
   else void firstAudio.then(listening);
   const modelsLoaded = Promise.all([
-    vad instanceof LateVad ? vad.loaded : undefined,
+    vad instanceof LoadingVad ? vad.loaded : undefined,
     wake.engine === 'openwakeword' ? wake.detector.loaded : undefined,
   ]).then(() => {
     about.vad = vad.name;

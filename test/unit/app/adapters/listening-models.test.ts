@@ -36,42 +36,42 @@ describe('the VAD: listening before the model has loaded in the listening thread
 
   it('frames heard while Silero loads are scored by it, in order, as if it had been there from the start', async () => {
     const heard = await frames();
-    const late = startVad(defaultConfig().vad, createMemoryLogger());
-    expect(late.name).toBe('silero');
-    const lateScores: number[] = [];
-    for (const frame of heard) lateScores.push(await late.probability(frame));
+    const loading = startVad(defaultConfig().vad, createMemoryLogger());
+    expect(loading.name).toBe('silero');
+    const loadingScores: number[] = [];
+    for (const frame of heard) loadingScores.push(await loading.probability(frame));
     const loaded = await SileroVad.load(sileroGate(defaultConfig().vad));
     const scores: number[] = [];
     for (const frame of heard) scores.push(await loaded.probability(frame));
-    await Promise.all([late.close(), loaded.close()]);
-    expect(lateScores).toEqual(scores);
+    await Promise.all([loading.close(), loaded.close()]);
+    expect(loadingScores).toEqual(scores);
     expect(Math.max(...scores)).toBeGreaterThan(0.5);
   });
 
   it('when the model cannot load, the energy VAD scores what was heard, and the log says why', async () => {
     const logger = createMemoryLogger();
-    const late = startVad(defaultConfig().vad, logger, { sileroPath: '/nonexistent/silero.onnx' });
+    const loading = startVad(defaultConfig().vad, logger, { sileroPath: '/nonexistent/silero.onnx' });
     const [frame] = await frames();
-    expect(await late.probability(frame as Int16Array)).toBeGreaterThanOrEqual(0);
-    expect(late.name).toBe('energy');
+    expect(await loading.probability(frame as Int16Array)).toBeGreaterThanOrEqual(0);
+    expect(loading.name).toBe('energy');
     expect(logger.lines.find((l) => l.event === 'vad.fallback')).toMatchObject({ level: 'warn' });
-    await late.close();
+    await loading.close();
   });
 
   it('a model not loaded by the deadline: the energy VAD scores what was heard, and the log says why', async () => {
     const logger = createMemoryLogger();
     const [frame] = await frames();
     const deadline = new AbortController();
-    const late = startVad(defaultConfig().vad, logger, { deadline: deadline.signal });
-    const scored = late.probability(frame as Int16Array);
+    const loading = startVad(defaultConfig().vad, logger, { deadline: deadline.signal });
+    const scored = loading.probability(frame as Int16Array);
     deadline.abort(new Error('not loaded within 60 s'));
     expect(await scored).toBeGreaterThanOrEqual(0);
-    expect(late.name).toBe('energy');
+    expect(loading.name).toBe('energy');
     expect(logger.lines.find((l) => l.event === 'vad.fallback')).toMatchObject({
       reason: 'the Silero model could not load: not loaded within 60 s',
     });
     expect(logger.lines.find((l) => l.event === 'vad.ready')).toBeUndefined();
-    await late.close();
+    await loading.close();
   });
 });
 

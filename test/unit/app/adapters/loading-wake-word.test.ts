@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { LateWakeWord } from '../../../../src/app/adapters/late-wake-word.js';
+import { LoadingWakeWord } from '../../../../src/app/adapters/loading-wake-word.js';
 import { LIVE_DETECTOR } from '../../../../src/listen/wake-settings.js';
 import { OpenWakeWord } from '../../../../src/listen/openwakeword.js';
 import type { WakeWordDetection, WakeWordDetector, WakeWordScores } from '../../../../src/pipeline/ports.js';
@@ -46,13 +46,13 @@ class Recording implements WakeWordDetector {
   }
 }
 
-describe('LateWakeWord: the wake word while its models load', () => {
+describe('LoadingWakeWord: the wake word while its models load', () => {
   it('a wake word said before the models have loaded is heard once they have, where it was said, however long they took', async () => {
     const audio = await fixtureSamples(join(FIXTURES, jarvis.file));
     // As the daemon listens: a live detector, handed seconds of audio at once, does less per step until it has caught up.
     expect(audio.length + 16000).toBeGreaterThan(2 * 16000);
     const load = held(() => OpenWakeWord.load({ models: ['hey_jarvis'], ...options, ...LIVE_DETECTOR }));
-    const detector = new LateWakeWord(load.promise);
+    const detector = new LoadingWakeWord(load.promise);
     const found: WakeWordDetection[] = [];
     detector.detections.subscribe((d) => found.push(d));
     for (let i = 0; i < audio.length; i += 512) detector.push(audio.subarray(i, Math.min(audio.length, i + 512)));
@@ -70,7 +70,7 @@ describe('LateWakeWord: the wake word while its models load', () => {
   it('keeps resets asked for meanwhile in their place among the frames, and copies frames the caller may reuse', async () => {
     const recording = new Recording();
     const load = held(async () => recording);
-    const detector = new LateWakeWord(load.promise);
+    const detector = new LoadingWakeWord(load.promise);
     const frame = new Int16Array(512);
     for (const value of [1, 2, 3]) {
       frame[0] = value;
@@ -89,7 +89,7 @@ describe('LateWakeWord: the wake word while its models load', () => {
     const recording = new Recording();
     recording.drain = () => void recording.seen.push('drain');
     const load = held(async () => recording);
-    const detector = new LateWakeWord(load.promise);
+    const detector = new LoadingWakeWord(load.promise);
     const heard = Array.from({ length: 47 }, (_, i) => new Int16Array(512).fill(i + 1));
     for (const frame of heard) detector.push(frame);
     load.release();
@@ -100,7 +100,9 @@ describe('LateWakeWord: the wake word while its models load', () => {
   });
 
   it('models that fail to load leave it deaf: nothing kept, nothing waited for, and why is known', async () => {
-    const detector = new LateWakeWord(Promise.reject(new Error('libonnxruntime.so: cannot open shared object file')));
+    const detector = new LoadingWakeWord(
+      Promise.reject(new Error('libonnxruntime.so: cannot open shared object file')),
+    );
     detector.push(new Int16Array(512));
     await detector.loaded;
     expect(detector.deaf).toBe(true);

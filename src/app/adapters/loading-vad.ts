@@ -5,7 +5,7 @@ import { VAD_FRAME_SAMPLES } from '../../listen/vad.js';
  * A VAD whose model is still loading: hark listens from its start, and each frame heard meanwhile
  * waits for the model and is scored by it, in order. Its name is the engine asked for until the one loaded (perhaps a fallback) says.
  */
-export class LateVad implements Vad {
+export class LoadingVad implements Vad {
   readonly frameSamples = VAD_FRAME_SAMPLES;
   /** Settles once the model (or the one that stands in for it) has loaded. */
   readonly loaded: Promise<void>;

@@ -8,7 +8,7 @@ import { asError } from '../../system/as-error.js';
  * the stream clock and every detection come out as if they had been there all along. Should they
  * fail to load, it hears nothing (`deaf`), keeps nothing, and `failed` says why.
  */
-export class LateWakeWord implements WakeWordDetector {
+export class LoadingWakeWord implements WakeWordDetector {
   private readonly detections$ = new Subject<WakeWordDetection>();
   private readonly scores$ = new Subject<WakeWordScores>();
   readonly detections: Observable<WakeWordDetection> = this.detections$.asObservable();
