@@ -80,7 +80,7 @@ export interface AssistantDeps {
   echo?: EchoCanceller | undefined;
   /**
    * The wake word heard on the device: nothing is sent to the service before it (see wakeGate).
-   * `config.listen.wakePhrases` then count only while it cannot hear (WakeWordDetector.deaf).
+   * `config.listen.wakePhrases` then count only while it cannot hear (WakeWordDetector.failedToLoad).
    */
   wake?: WakeWordDetector | undefined;
   transcriber: Transcriber;
@@ -189,7 +189,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
                   utteranceId: undefined,
                 })),
               ),
-              bySpeech.pipe(filter(() => wake.deaf === true)),
+              bySpeech.pipe(filter(() => wake.failedToLoad === true)),
             ).pipe(once())
           : bySpeech.pipe(once());
       // Waiting for the wake word, only what follows it (or a follow-up) is ever sent anywhere.
@@ -207,7 +207,7 @@ export function assistant(deps: AssistantDeps): OperatorFunction<Buffer, Assista
       // A wake word heard on the device opened the gate: the transcript need not begin with a
       // wake phrase (listen.wakePhrases), unless the detector cannot hear.
       const heardOnDevice = { ...config.listen, wakePhrases: [] };
-      const gatePolicy = (): GatePolicy => (wake && !wake.deaf ? heardOnDevice : config.listen);
+      const gatePolicy = (): GatePolicy => (wake && !wake.failedToLoad ? heardOnDevice : config.listen);
       const transcripts = listened.pipe(
         transcribeUtterances(deps.transcriber, logger, now, heardState.pipe(map((s) => s === 'listening'))),
         takeUntil(deps.shutdown),

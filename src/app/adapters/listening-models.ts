@@ -89,7 +89,7 @@ export function startListening(
     return loaded;
   });
   const detector = new LoadingWakeWord(loading);
-  void detector.loaded.then(() => detector.failed && fallBack(logger, detector.failed, phrases));
+  void detector.loaded.then(() => detector.loadError && fallBack(logger, detector.loadError, phrases));
   return { vad, wake: { engine: 'openwakeword', detector, phrases } };
 }
 

@@ -6,7 +6,7 @@ import { asError } from '../../system/as-error.js';
  * A wake-word detector whose models are still loading: hark listens from its start, and what it
  * hears meanwhile is kept (resets included) and handed over in order once they have loaded, so
  * the stream clock and every detection come out as if they had been there all along. Should they
- * fail to load, it hears nothing (`deaf`), keeps nothing, and `failed` says why.
+ * fail to load, it hears nothing (`failedToLoad`), keeps nothing, and `loadError` says why.
  */
 export class LoadingWakeWord implements WakeWordDetector {
   private readonly detections$ = new Subject<WakeWordDetection>();
@@ -41,18 +41,18 @@ export class LoadingWakeWord implements WakeWordDetector {
   }
 
   /** The models could not load: nothing is heard, and the transcript's wake phrase decides instead. */
-  get deaf(): boolean {
+  get failedToLoad(): boolean {
     return this.failure !== undefined;
   }
 
   /** Why the models could not load. */
-  get failed(): Error | undefined {
+  get loadError(): Error | undefined {
     return this.failure;
   }
 
   push(frame: Int16Array): void {
     if (this.detector) this.detector.push(frame);
-    else if (!this.deaf && !this.closed) {
+    else if (!this.failedToLoad && !this.closed) {
       this.held.push(frame.slice());
       this.heldSamples += frame.length;
     }
@@ -70,7 +70,7 @@ export class LoadingWakeWord implements WakeWordDetector {
 
   reset(): void {
     if (this.detector) this.detector.reset();
-    else if (!this.deaf && !this.closed) this.held.push('reset');
+    else if (!this.failedToLoad && !this.closed) this.held.push('reset');
   }
 
   async close(): Promise<void> {

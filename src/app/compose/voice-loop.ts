@@ -230,7 +230,7 @@ export async function startVoiceLoop(
     wake.engine === 'openwakeword' ? wake.detector.loaded : undefined,
   ]).then(() => {
     about.vad = vad.name;
-    if (wake.engine === 'openwakeword' && wake.detector.deaf) about.wake = 'phrase';
+    if (wake.engine === 'openwakeword' && wake.detector.failedToLoad) about.wake = 'phrase';
   });
   return {
     events,

@@ -83,7 +83,7 @@ describe('the wake gate', () => {
     expect(logger.lines.find((l) => l.event === 'wake.ready')).toBeUndefined();
     await gate.detector.loaded;
     await gate.detector.close();
-    expect(gate.detector.deaf).toBe(false);
+    expect(gate.detector.failedToLoad).toBe(false);
     expect(logger.lines.find((l) => l.event === 'wake.ready')).toMatchObject({
       models: ['hey_jarvis'],
       licence: expect.stringMatching(/hey_jarvis: CC BY-NC-SA 4\.0, non-commercial use only/),
@@ -101,7 +101,7 @@ describe('the wake gate', () => {
     });
   });
 
-  it('a model that is there but will not load leaves the detector deaf, with the phrase to fall back on, and says why', async () => {
+  it('a model that is there but will not load leaves the detector unloaded, with the phrase to fall back on, and says why', async () => {
     const logger = createMemoryLogger();
     const broken = join(noModels(), 'hey_hark.onnx');
     writeFileSync(broken, 'not a model');
@@ -109,7 +109,7 @@ describe('the wake gate', () => {
     if (gate.engine !== 'openwakeword') throw new Error(`engine ${gate.engine}`);
     expect(gate.phrases).toEqual(['hey hark']);
     await gate.detector.loaded;
-    expect(gate.detector.deaf).toBe(true);
+    expect(gate.detector.failedToLoad).toBe(true);
     expect(logger.lines.find((l) => l.event === 'wake.fallback')).toMatchObject({
       level: 'warn',
       reason: expect.stringMatching(/could not load/),
@@ -118,14 +118,14 @@ describe('the wake gate', () => {
     await gate.detector.close();
   });
 
-  it('models not loaded by the deadline leave the detector deaf, with the phrase to fall back on, and say why', async () => {
+  it('models not loaded by the deadline leave the detector unloaded, with the phrase to fall back on, and say why', async () => {
     const logger = createMemoryLogger();
     const deadline = new AbortController();
     const gate = startWakeGate(config({}), logger, { deadline: deadline.signal });
     if (gate.engine !== 'openwakeword') throw new Error(`engine ${gate.engine}`);
     deadline.abort(new Error('not loaded within 60 s'));
     await gate.detector.loaded;
-    expect(gate.detector.deaf).toBe(true);
+    expect(gate.detector.failedToLoad).toBe(true);
     expect(logger.lines.find((l) => l.event === 'wake.fallback')).toMatchObject({
       reason: 'the wake-word models could not load: not loaded within 60 s',
     });

@@ -99,14 +99,14 @@ describe('LoadingWakeWord: the wake word while its models load', () => {
     expect(recording.seen).toEqual([...heard.map((f) => `frame ${f[0] ?? ''}`), 'frame 99', 'close']);
   });
 
-  it('models that fail to load leave it deaf: nothing kept, nothing waited for, and why is known', async () => {
+  it('models that fail to load hear nothing: nothing kept, nothing waited for, and why is known', async () => {
     const detector = new LoadingWakeWord(
       Promise.reject(new Error('libonnxruntime.so: cannot open shared object file')),
     );
     detector.push(new Int16Array(512));
     await detector.loaded;
-    expect(detector.deaf).toBe(true);
-    expect(detector.failed?.message).toMatch(/libonnxruntime/);
+    expect(detector.failedToLoad).toBe(true);
+    expect(detector.loadError?.message).toMatch(/libonnxruntime/);
     detector.push(new Int16Array(512));
     await expect(detector.drain()).resolves.toBeUndefined();
     await detector.close();
