@@ -1,5 +1,5 @@
 import type { HarkConfig } from '../../config/schema.js';
-import { streamReply } from './stream-reply.js';
+import { replyEndpoint } from './reply-endpoint.js';
 import type { Service } from '../../service/index.js';
 import type { VoiceReference } from '../../contract/wire.js';
 import { speechRequest } from './configured-voice.js';
@@ -16,6 +16,7 @@ export function servicePorts(
   tools?: { box: ToolBox; logger: Logger },
 ): { transcriber: Transcriber; replyModel: ReplyModel; synthesizer: Synthesizer } {
   const { language, model } = config.transcription;
+  const endpoint = replyEndpoint(config);
   const transcriber: Transcriber = {
     transcribe: (wav, prompt) =>
       fromAbortablePromise(async (signal) => {
@@ -29,7 +30,7 @@ export function servicePorts(
   const replyModel: ReplyModel =
     tools && config.tools.enabled
       ? toolLoop(
-          (history, offer) => fromAbortable((signal) => streamReply(service, config, history, signal, offer)),
+          (history, offer) => fromAbortable((signal) => endpoint.stream(service, history, signal, offer)),
           tools.box,
           {
             maxRounds: config.tools.maxRounds,
@@ -39,7 +40,7 @@ export function servicePorts(
             logger: tools.logger,
           },
         )
-      : { reply: (history) => fromAbortable((signal) => streamReply(service, config, history, signal)) };
+      : { reply: (history) => fromAbortable((signal) => endpoint.stream(service, history, signal)) };
   const synthesizer: Synthesizer = {
     sampleRateHz: config.speech.sampleRateHz,
     synthesize: (text) =>

@@ -2,11 +2,8 @@ import { BehaviorSubject, NEVER, from, lastValueFrom, of, toArray } from 'rxjs';
 import { silentEarcons } from '../../audio/earcons.js';
 import type { HarkConfig } from '../../config/schema.js';
 import type { ReplyEvent } from '../../contract/reply.js';
-import { checkChatBody } from '../../contract/rules/chat.js';
-import { checkMessagesBody } from '../../contract/rules/messages.js';
 import { checkSpeechBody } from '../../contract/rules/speech.js';
 import { newConversation, type Message } from '../../dialog/conversation.js';
-import { buildChatRequest, buildMessagesRequest } from '../../dialog/reply-request.js';
 import { judgeTurnEnd } from '../../dialog/turn-end.js';
 import type { Transcript } from '../../dialog/turn.js';
 import { answerQuery } from '../../pipeline/answer-query.js';
@@ -15,6 +12,7 @@ import { speakableText } from '../../pipeline/speakable-text.js';
 import { splitSentences } from '../../pipeline/split-sentences.js';
 import { afterIo } from '../../system/after-io.js';
 import { speechRequest } from '../adapters/configured-voice.js';
+import { replyEndpoint } from '../adapters/reply-endpoint.js';
 
 const SAMPLE: ReplyEvent[] = [
   { type: 'text', text: '**Warm** up: the first reply. ' },
@@ -89,21 +87,15 @@ async function warmTurn(speech: WarmUpConfig['speech']): Promise<void> {
   await lastValueFrom(answer({ text: transcript.text, transcript }, control).pipe(toArray()));
 }
 
-function warmRequests({ chat, speech, service }: WarmUpConfig): void {
+function warmRequests(config: WarmUpConfig): void {
   const history: Message[] = [
     { role: 'user', text: 'What time is it?' },
     { role: 'assistant', text: 'It is noon.' },
     { role: 'user', text: 'And in Tokyo?' },
   ];
-  const reply =
-    service.api === 'messages'
-      ? { ...buildMessagesRequest(chat, history), stream: true }
-      : { ...buildChatRequest(chat, history), stream: true };
   // Checked, not enforced: a request the service would refuse is reported when it is made, as before.
-  if (service.api === 'messages') checkMessagesBody(reply, service.edition);
-  else checkChatBody(reply, service.edition);
-  const said = { ...speechRequest('It is noon.', speech), stream_format: 'sse' };
-  checkSpeechBody(said, service.edition);
-  JSON.stringify(reply);
+  replyEndpoint(config).check(history);
+  const said = { ...speechRequest('It is noon.', config.speech), stream_format: 'sse' };
+  checkSpeechBody(said, config.service.edition);
   JSON.stringify(said);
 }
