@@ -47,8 +47,8 @@ export function registerTools(program: Command, globals: () => GlobalOptions): v
       oneShot: true,
     });
     // Timers are read (a new one joins them) but never rung here: a running hark takes them up.
-    await started.start(false);
-    return { config: loaded.config, started, close: async () => Promise.all([started.close(), player.close()]) };
+    await started.loadTimers(false);
+    return { config: loaded.config, started, close: async () => Promise.all([started.stop(), player.close()]) };
   };
   tools
     .command('list')

@@ -5,11 +5,12 @@ import type { BargeInPhase } from '../../dialog/barge-in.js';
 import { VAD_SAMPLE_RATE_HZ } from '../../listen/vad.js';
 import type { EchoCanceller, EchoState, EchoVerdict } from '../../pipeline/ports.js';
 import type { Logger } from '../../system/logger.js';
+import type { Part } from '../../system/parts.js';
 
 /** How much longer speech must last to interrupt hark when its own voice cannot be taken out of the microphone. */
 const STRICTER_WITHOUT_CANCELLER = 2;
 
-export interface EchoSetup {
+export interface EchoSetup extends Part {
   canceller: AcousticEchoCanceller | undefined;
   /** The barge-in settings to use: stricter when hark hears itself and nothing takes it out. */
   bargeIn: HarkConfig['bargeIn'];
@@ -27,7 +28,8 @@ export async function setUpEcho(
   live: boolean,
 ): Promise<EchoSetup> {
   const wanted = config.audio.echoCancel === 'on' || (config.audio.echoCancel === 'auto' && live);
-  if (!wanted) return { canceller: undefined, bargeIn: config.bargeIn };
+  const none = { canceller: undefined, stop: () => Promise.resolve() };
+  if (!wanted) return { ...none, bargeIn: config.bargeIn };
   try {
     const canceller = await AcousticEchoCanceller.load({
       ...config.echo,
@@ -36,14 +38,14 @@ export async function setUpEcho(
     });
     player.listen(canceller.reference);
     logger.info('echo.ready', { tailMs: config.echo.tailMs, maxDelayMs: config.echo.maxDelayMs });
-    return { canceller, bargeIn: config.bargeIn };
+    return { canceller, bargeIn: config.bargeIn, stop: () => Promise.resolve(canceller.close()) };
   } catch (error) {
     const minSpeechMs = config.bargeIn.minSpeechMs * STRICTER_WITHOUT_CANCELLER;
     logger.warn('echo.unavailable', {
       error: (error as Error).message,
       bargeIn: `stricter: ${minSpeechMs} ms of speech interrupts hark`,
     });
-    return { canceller: undefined, bargeIn: { ...config.bargeIn, minSpeechMs } };
+    return { ...none, bargeIn: { ...config.bargeIn, minSpeechMs } };
   }
 }
 

@@ -1,16 +1,16 @@
-import type { Subscription } from 'rxjs';
 import { PLAYBACK_FIX, PlaybackError } from '../../audio/playback-error.js';
 import type { LoadedConfig } from '../../config/load.js';
 import type { HarkConfig } from '../../config/schema.js';
 import type { Service } from '../../service/index.js';
 import type { LogTail } from '../../system/log-tail.js';
 import type { Logger } from '../../system/logger.js';
+import { Parts, type Part } from '../../system/parts.js';
 import { SystemdNotifier } from '../../system/sd-notify.js';
 import { wakePhrases } from '../../listen/wake-settings.js';
 import { configuredReference, describeVoice } from '../adapters/configured-voice.js';
 import { startVoiceLoop, type VoiceLoop, type VoiceLoopOptions } from './voice-loop.js';
 import { openHomePart } from '../home/home-part.js';
-import { openWebPage } from '../page/web-page.js';
+import { startWebPage } from '../page/web-page.js';
 
 export interface DaemonContext {
   config: HarkConfig;
@@ -32,10 +32,11 @@ export interface DaemonOptions extends Omit<VoiceLoopOptions, 'reference' | 'met
 }
 
 /**
- * hark as a daemon: the voice loop, the status page, systemd told when it is listening and what
- * it is doing, and SIGINT/SIGTERM stopping it in order (the turn cancelled, the player and the
- * VAD closed, the page). Resolves when the input ends (with `--web`, when a signal comes) or a
- * signal stopped it.
+ * hark as a daemon: the status page, the voice loop, the home following it, and systemd told
+ * when it is listening and what it is doing, started in that order; and stopped in reverse when
+ * SIGINT/SIGTERM comes or the input ends (the turn cancelled, the player and the models closed,
+ * then the page). Resolves when the input ends (with `--web`, when a signal comes) or a signal
+ * stopped it.
  */
 export async function runDaemon(context: DaemonContext, options: DaemonOptions): Promise<void> {
   const { config, service, logger } = context;
@@ -51,7 +52,7 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   const clone = await configuredReference(config, logger);
   const serve = options.web === true || (config.web.enabled && !options.input);
   const voice = describeVoice(config, clone);
-  const page = serve ? await openWebPage(config, { ...context, voice }, options.web === true) : undefined;
+  const parts = new Parts(logger);
   let loop: VoiceLoop | undefined;
   let stopReason: NodeJS.Signals | 'input ended' = 'input ended';
   let signalled: () => void = () => undefined;
@@ -73,21 +74,26 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   let unheard = 0;
   let heardTurns = 0;
   let unplayed: PlaybackError | undefined;
-  let status: Subscription | undefined;
   try {
-    loop = await startVoiceLoop(config, service, logger, {
-      ...options,
-      tools: { ...options.tools, credentials },
-      reference: clone?.reference,
-      metering: page?.watching,
-      stayOpen: options.web === true && page !== undefined,
-      notices: home.notices,
-    });
-    const broker = home.attach(loop);
-    page?.attach(loop, broker);
-    status = loop.events.subscribe({
+    const page = serve
+      ? await parts.start('page', () => startWebPage(config, { ...context, voice }, options.web === true))
+      : undefined;
+    const started = await parts.start('voice loop', () =>
+      startVoiceLoop(config, service, logger, {
+        ...options,
+        tools: { ...options.tools, credentials },
+        reference: clone?.reference,
+        metering: page?.watching,
+        stayOpen: options.web === true && page !== undefined,
+        notices: home.notices,
+      }),
+    );
+    loop = started;
+    const following = parts.add('home', home.start(started));
+    page?.attach(started, following.status);
+    parts.add('systemd', followInSystemd(systemd, started));
+    started.events.subscribe({
       next: (event) => {
-        if (event.type === 'state') systemd.status(event.state);
         if (event.type === 'no-wake-word' && !event.tentative) unheard++;
         if (event.type !== 'turn') return;
         turns++;
@@ -98,8 +104,8 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
       error: () => undefined,
     });
     if (stopReason === 'input ended') systemd.ready('listening');
-    else void loop.stop().catch(() => undefined);
-    await loop.done;
+    else void started.stop().catch(() => undefined);
+    await started.done;
     if (options.input && stopReason === 'input ended') page?.inputEnded();
     if (options.input && turns === 0 && unheard > 0) warnUnheard(logger, config, unheard);
     if (options.web && page && stopReason === 'input ended') {
@@ -113,12 +119,24 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    status?.unsubscribe();
-    await home.close();
-    await loop?.stop();
-    await page?.close();
+    await parts.stop();
     if (loop) logger.info('hark.stopped', { reason: stopReason });
   }
+}
+
+/** systemd told what the loop does (its STATUS line), until stopped: no more watchdog pings then. */
+function followInSystemd(systemd: SystemdNotifier, loop: VoiceLoop): Part {
+  const status = loop.events.subscribe({
+    next: (event) => event.type === 'state' && systemd.status(event.state),
+    error: () => undefined,
+  });
+  return {
+    stop: () => {
+      status.unsubscribe();
+      systemd.stopWatchdog();
+      return Promise.resolve();
+    },
+  };
 }
 
 /** A file run answered nothing: its speech never began with the wake word. */

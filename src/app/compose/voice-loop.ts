@@ -19,6 +19,7 @@ import type { Service } from '../../service/index.js';
 import { afterIo } from '../../system/after-io.js';
 import { deadlineIn } from '../../system/deadline.js';
 import type { Logger } from '../../system/logger.js';
+import { Parts } from '../../system/parts.js';
 import { LoadingVad } from '../adapters/loading-vad.js';
 import { MODELS_LOAD_LIMIT_MS, startListening } from '../adapters/listening-models.js';
 import { logEvents } from '../adapters/log-events.js';
@@ -51,7 +52,7 @@ export interface VoiceLoop {
   player: ClockedPlayer;
   /** Settles when the input ends and the last turn is over, or after `stop()`. */
   done: Promise<void>;
-  /** Stops in reverse order of starting: the input and the turn (cut, and logged), the player, the VAD. */
+  /** Stops in reverse order of starting: the input and the turn (cut, and logged), tools and echo canceller, the player, the models. */
   stop(): Promise<void>;
   /** Cuts the turn under way, as a stop phrase would. */
   stopSpeaking(): void;
@@ -120,29 +121,51 @@ export function createSource(config: HarkConfig, options: VoiceLoopOptions, logg
   });
 }
 
-/** Starts the voice loop with real components: in order VAD, player, ports, source, assistant. */
+/** Starts the voice loop with real components: in order the models, the player, echo and tools, ports, source, assistant. */
 export async function startVoiceLoop(
   config: HarkConfig,
   service: Service,
   logger: Logger,
   options: VoiceLoopOptions = {},
 ): Promise<VoiceLoop> {
-  const player = createPlayer(config, options, logger);
-  const volume = volumeControlFor(player, config, logger);
+  // Started in order, stopped in reverse: the models, the player, then what plays through it.
+  const parts = new Parts(logger);
   // The models load while hark already listens (what it hears meanwhile waits for them), so
   // start-up does not wait for onnxruntime. The text stages warm up meanwhile, and MCP servers
   // connect (each waits at most 10 s; one that does not answer joins later).
   const deadline = deadlineIn(MODELS_LOAD_LIMIT_MS, `not loaded within ${MODELS_LOAD_LIMIT_MS / 1000} s`);
-  const { vad, wake } = startListening(config, logger, { live: !options.fast, deadline });
-  const [echo, tools] = await Promise.all([
-    setUpEcho(config, player, logger, !options.input && !options.output),
-    config.tools.enabled ? startTools(config, logger, { ...options.tools, player, volume }) : undefined,
-    warmUp(config),
-  ]).catch(async (error: unknown) => {
-    // Nothing was played: an output file is not written, and one already there stays.
-    await Promise.all([player.close(true), vad.close(), wake.engine === 'openwakeword' && wake.detector.close()]);
-    throw error;
+  const { vad, wake } = await parts.start('listening', () => {
+    const listening = startListening(config, logger, { live: !options.fast, deadline });
+    const { vad, wake } = listening;
+    const stop = async () => {
+      if (wake.engine === 'openwakeword') await wake.detector.close();
+      await vad.close();
+    };
+    return { vad, wake, stop };
   });
+  // Should hark not start, or the loop fail, an output file is not written (one already there stays).
+  let failed = true;
+  const undo = async (error: unknown): Promise<never> => {
+    await parts.stop().catch(() => undefined);
+    throw error;
+  };
+  const { player } = await parts
+    .start('player', () => {
+      const player = createPlayer(config, options, logger);
+      return { player, stop: () => player.close(failed) };
+    })
+    .catch(undo);
+  const volume = volumeControlFor(player, config, logger);
+  const starting = [
+    parts.start('echo', () => setUpEcho(config, player, logger, !options.input && !options.output)),
+    config.tools.enabled
+      ? parts.start('tools', () => startTools(config, logger, { ...options.tools, player, volume }))
+      : Promise.resolve(undefined),
+    warmUp(config),
+  ] as const;
+  // Should one fail, whatever else started is stopped too, once it has.
+  await Promise.allSettled(starting);
+  const [echo, tools] = await Promise.all(starting).catch(undo);
   // The transcript's wake phrases: what starts a turn with the phrase engine, and should the
   // wake-word models fail to load.
   const listen = { ...config.listen, wakePhrases: wake.engine === 'none' ? [] : wake.phrases };
@@ -190,20 +213,16 @@ export async function startVoiceLoop(
   const done = new Promise<void>((resolve, reject) => {
     events.subscribe({ complete: resolve, error: reject });
   });
-  await tools?.start();
+  await tools?.loadTimers();
   // Every caller waits for the one stop to finish: the player's file is complete only after its close.
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
       stopping.next();
-      const failed = await done.then(
+      failed = await done.then(
         () => false,
         () => true,
       );
-      await tools?.close();
-      await player.close(failed);
-      echo.canceller?.close();
-      if (wake.engine === 'openwakeword') await wake.detector.close();
-      await vad.close();
+      await parts.stop();
     })());
   // A failure to stop (the output file cannot be finished) is reported to whoever awaits stop().
   if (!options.stayOpen) done.then(stop, stop).catch(() => undefined);

@@ -9,7 +9,7 @@ import { runChild } from '../../system/spawn.js';
 import { findOnPath } from '../../system/find-on-path.js';
 import { checkCapture, checkPlaybackDevices, checkPlayer } from './doctor-audio.js';
 import { fail, note, ok, skip, type CheckResult } from './doctor-result.js';
-import { checkMqtt } from '../home/home-part.js';
+import { checkMqtt } from './mqtt-check.js';
 import { checkWakeWord } from './wake-check.js';
 import { checkListeningCost } from './listening-cost.js';
 import { exposureProblem } from '../../web/access.js';

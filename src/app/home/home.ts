@@ -17,6 +17,7 @@ import type { AssistantEvent, NoticeEvent } from '../../pipeline/events.js';
 import type { Notice } from '../../pipeline/ports.js';
 import { JsonFile } from '../../system/json-file.js';
 import type { Logger } from '../../system/logger.js';
+import type { Part } from '../../system/parts.js';
 import { packageVersion } from '../../system/package-paths.js';
 import type { TimerEntry } from '../../tools/timer-book.js';
 import { answering, type Moment } from './moments.js';
@@ -35,7 +36,7 @@ export interface HomeSetup {
 }
 
 /** hark in the home: Home Assistant sees it, controls it and speaks through it (MQTT discovery). */
-export interface Home {
+export interface Home extends Part {
   /** What the home asks hark to say, for the voice loop: those kept from before first. */
   notices: Observable<Notice>;
   /** Connects in the background (nothing waits for the broker) and follows the loop. */
@@ -43,7 +44,7 @@ export interface Home {
   /** Connected to the broker, or why not; and each change of it. */
   status: Observable<BrokerStatus>;
   /** Says `offline` (retained) and disconnects. */
-  close(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 /** The device as Home Assistant shows it: named after this machine unless configured. */
@@ -103,7 +104,7 @@ export async function openHome(config: HarkConfig, setup: HomeSetup): Promise<Ho
       for (const unsaid of stale) home.unsaid(unsaid);
       subscriptions.add(home.follow(moments));
     },
-    async close() {
+    async stop() {
       stopped = true;
       subscriptions.unsubscribe();
       await connection?.close({ topic: topics.availability, payload: 'offline' });

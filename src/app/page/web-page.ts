@@ -2,19 +2,20 @@ import { Subscription, type Observable } from 'rxjs';
 import { ConfigError } from '../../config/errors.js';
 import type { HarkConfig } from '../../config/schema.js';
 import { packageVersion } from '../../system/package-paths.js';
+import type { Part } from '../../system/parts.js';
 import { portHolder } from '../../system/port-holder.js';
 import { exposureProblem } from '../../web/access.js';
 import { LiveFeed } from '../../web/live.js';
 import { PageState } from '../../web/page-state.js';
 import { startPageServer } from '../../web/server.js';
 import { INPUT_ENDED } from '../../web/wire.js';
-import { mqttCheck } from '../home/home-part.js';
+import { mqttCheck } from '../doctor/mqtt-check.js';
 import type { BrokerStatus } from '../home/mqtt-connection.js';
 import { pageControls, type ControlsSetup } from './page-controls.js';
 import { pageEvents } from './page-events.js';
 import type { VoiceLoop } from '../compose/voice-loop.js';
 
-export interface WebPage {
+export interface WebPage extends Part {
   /** Whether a browser looks at the page's live stream: the loop makes meters only then. */
   watching: Observable<boolean>;
   urls: string[];
@@ -22,7 +23,6 @@ export interface WebPage {
   attach(loop: VoiceLoop, mqtt?: Observable<BrokerStatus>): void;
   /** A file run's input has ended: the page says so, instead of that hark listens. */
   inputEnded(): void;
-  close(): Promise<void>;
 }
 
 /**
@@ -32,7 +32,7 @@ export interface WebPage {
  * and hark runs on without it. It reads the voice loop's event stream, the one the log is
  * written from.
  */
-export async function openWebPage(
+export async function startWebPage(
   config: HarkConfig,
   setup: ControlsSetup,
   required = false,
@@ -111,7 +111,7 @@ export async function openWebPage(
     inputEnded() {
       feed.push({ type: 'state', state: INPUT_ENDED });
     },
-    async close() {
+    async stop() {
       subscriptions.unsubscribe();
       await server.close();
     },

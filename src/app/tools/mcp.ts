@@ -6,6 +6,7 @@ import type { HarkConfig } from '../../config/schema.js';
 import { fillPlaceholders, urlSecrets } from '../../config/secret-values.js';
 import type { ToolInputSchema } from '../../dialog/tool-calls.js';
 import type { Logger } from '../../system/logger.js';
+import type { Part } from '../../system/parts.js';
 import { registerSecret } from '../../system/secrets.js';
 import { childEnvironment } from '../../system/spawn.js';
 import type { Tool, ToolOutput, ToolSource } from '../../tools/tool.js';
@@ -51,9 +52,8 @@ export function resultText(content: unknown): string {
 }
 
 /** An MCP server's tools, as hark offers them: kept current, reconnected with backoff when it dies. */
-export interface McpSource extends ToolSource {
+export interface McpSource extends ToolSource, Part {
   readonly name: string;
-  close(): Promise<void>;
 }
 
 export interface McpOptions {
@@ -171,7 +171,7 @@ export async function startMcpSource(server: McpServerConfig, options: McpOption
   return {
     name: server.name,
     tools: () => tools,
-    close: async () => {
+    stop: async () => {
       closed = true;
       clearTimeout(retry);
       const open = client;

@@ -5,6 +5,7 @@ import { CommandPlayer } from '../../audio/command-player.js';
 import type { ClockedPlayer } from '../../audio/player.js';
 import type { HarkConfig } from '../../config/schema.js';
 import type { Logger } from '../../system/logger.js';
+import { Parts, type Part } from '../../system/parts.js';
 import { getTimeTool } from '../../tools/get-time.js';
 import { amixer, gainControl, pactl, withFallback, wpctl, type VolumeControl } from '../../tools/mixer.js';
 import { ToolRegistry } from '../../tools/registry.js';
@@ -30,7 +31,7 @@ export function stateDirectory(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'hark');
 }
 
-export interface HarkTools {
+export interface HarkTools extends Part {
   registry: ToolRegistry;
   /** Timers and alarms falling due (none when timers are off). */
   announcements: Observable<Announcement> | undefined;
@@ -40,8 +41,7 @@ export interface HarkTools {
    * Reads the timers saved before (subscribe to `announcements` first: one due while hark was off
    * rings at once); with `ring` false they are only read and written, never rung.
    */
-  start(ring?: boolean): Promise<void>;
-  close(): Promise<void>;
+  loadTimers(ring?: boolean): Promise<void>;
 }
 
 export interface ToolsOptions {
@@ -80,10 +80,14 @@ export async function startTools(config: HarkConfig, logger: Logger, options: To
   const timeZone = config.tools.time.timeZone ?? undefined;
   const builtIn: Tool[] = [];
   if (config.tools.time.enabled) builtIn.push(getTimeTool(clock.now, timeZone));
+  // Stopped in reverse: the MCP servers, then the timers.
+  const parts = new Parts(logger);
   let store: TimerStore | undefined;
   if (config.tools.timers.enabled) {
     const path = join(options.stateDir ?? stateDirectory(), 'timers.json');
-    store = new TimerStore({ path, now: clock.now, scheduler: clock.scheduler, logger, watch: true });
+    const timers = new TimerStore({ path, now: clock.now, scheduler: clock.scheduler, logger, watch: true });
+    parts.add('timers', { stop: () => timers.close() });
+    store = timers;
     builtIn.push(...timerTools({ store, now: clock.now, timeZone, snoozeMs: config.tools.timers.snoozeMs }));
   }
   const volume = options.volume ?? (options.player && volumeControlFor(options.player, config, logger));
@@ -95,13 +99,12 @@ export async function startTools(config: HarkConfig, logger: Logger, options: To
   const mcp: McpSource[] = config.tools.mcpServers.length
     ? await (await import('./mcp.js')).startMcpSources(config, logger, options.credentials)
     : [];
+  for (const source of mcp) parts.add(`mcp ${source.name}`, source);
   return {
     registry: new ToolRegistry([builtIns, ...mcp]),
     announcements: store?.announcements,
     timersSet: store?.timersSet,
-    start: async (ring = true) => store?.load(ring),
-    close: async () => {
-      await Promise.all([store?.close(), ...mcp.map((m) => m.close())]);
-    },
+    loadTimers: async (ring = true) => store?.load(ring),
+    stop: () => parts.stop(),
   };
 }

@@ -14,7 +14,7 @@ const open: (McpSource | Server)[] = [];
 
 afterEach(async () => {
   for (const it of open.splice(0)) {
-    if ('tools' in it) await it.close();
+    if ('tools' in it) await it.stop();
     else {
       it.closeAllConnections();
       await new Promise((done) => it.close(done));
