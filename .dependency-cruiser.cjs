@@ -6,6 +6,10 @@
  *   web/ (the status page's server: it sees only what app/ hands it)
  *   pipeline/ (the voice loop's operators; outside capabilities only through ports)
  *   app/ (the composition with real components), cli/ (the commands)
+ * Inside app/, from the ground up:
+ *   adapters/ (the ports fitted with real components: the service, the listening thread, echo, the log)
+ *   tools/ (the tools and MCP servers), doctor/ (hark doctor's checks), home/ (hooks, Home Assistant)
+ *   page/ (the status page's glue), compose/ (the voice loop and the daemon, put together)
  */
 
 /** Modules that compute and never do I/O: they may import only each other. */
@@ -107,6 +111,41 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/service/' },
       to: { path: '^src/sim/' },
+    },
+    {
+      name: 'app-adapters-stand-alone',
+      severity: 'error',
+      comment: 'A port adapter fits one real component to a port: it imports nothing else of app/.',
+      from: { path: '^src/app/adapters/' },
+      to: { path: '^src/app/', pathNot: '^src/app/adapters/' },
+    },
+    {
+      name: 'app-tools-below-the-rest',
+      severity: 'error',
+      comment: 'The tools and MCP servers are started by the composition; they know nothing of the doctor, home or page.',
+      from: { path: '^src/app/tools/' },
+      to: { path: '^src/app/(compose|doctor|home|page)/' },
+    },
+    {
+      name: 'app-doctor-below-page',
+      severity: 'error',
+      comment: 'The doctor checks what hark would use; the page asks it, never the other way round.',
+      from: { path: '^src/app/doctor/' },
+      to: { path: '^src/app/(compose|page|tools)/' },
+    },
+    {
+      name: 'app-home-below-doctor-and-page',
+      severity: 'error',
+      comment: 'The home follows the loop; the doctor and the page read its status.',
+      from: { path: '^src/app/home/' },
+      to: { path: '^src/app/(doctor|page)/' },
+    },
+    {
+      name: 'app-composition-on-top',
+      severity: 'error',
+      comment: 'compose/ puts the rest of app/ together: the rest may name its types (VoiceLoop), never run it.',
+      from: { path: '^src/app/', pathNot: '^src/app/compose/' },
+      to: { path: '^src/app/compose/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-orphans',

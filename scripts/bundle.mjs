@@ -46,7 +46,7 @@ const slimmer = {
 rmSync(join(root, 'dist/bin'), { recursive: true, force: true });
 const result = await build({
   // The listening thread's script is an entry of its own: a worker starts from a file.
-  entryPoints: { hark: join(root, 'dist/cli/hark.js'), 'listening-worker': join(root, 'dist/app/listening-worker.js') },
+  entryPoints: { hark: join(root, 'dist/cli/hark.js'), 'listening-worker': join(root, 'dist/app/adapters/listening-worker.js') },
   outdir: join(root, 'dist/bin'),
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,

@@ -3,7 +3,7 @@
  * loop with the default VAD and wake word, a service that is not called before speech) to its
  * `hark.listening` line on stdout, when its input is open and what it hears is kept; and to its
  * models having loaded (they load while it listens; what was heard meanwhile is then scored, see
- * LateVad and LateWakeWord). The bundled command that users run beside the unbundled modules tsc
+ * LoadingVad and LoadingWakeWord). The bundled command that users run beside the unbundled modules tsc
  * writes, alternated, so the machine's noise falls on both alike.
  */
 import { spawn } from 'node:child_process';

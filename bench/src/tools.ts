@@ -6,8 +6,8 @@
  * counted; its clock is the same monotonic clock.
  */
 import { lastValueFrom, tap, toArray } from 'rxjs';
-import { fromAbortable } from '../../dist/app/from-abortable.js';
-import { streamReply } from '../../dist/app/stream-reply.js';
+import { fromAbortable } from '../../dist/app/adapters/from-abortable.js';
+import { replyEndpoint } from '../../dist/app/adapters/reply-endpoint.js';
 import { defaultConfig } from '../../dist/config/schema.js';
 import { createService } from '../../dist/service/index.js';
 import { silentLogger } from '../../dist/system/logger.js';
@@ -43,12 +43,13 @@ export async function benchTools(options: { rounds?: number } = {}) {
       const config = defaultConfig();
       config.service.api = api;
       const service = createService(config, { baseUrl: sim.url, apiKey: sim.apiKey }, silentLogger);
+      const endpoint = replyEndpoint(config);
       let firstEndedAt = 0;
       let requestNo = 0;
       const loop = toolLoop(
         (history, offer) => {
           const n = requestNo++;
-          return fromAbortable((signal) => streamReply(service, config, history, signal, offer)).pipe(
+          return fromAbortable((signal) => endpoint.stream(service, history, signal, offer)).pipe(
             tap({ complete: () => n === 0 && (firstEndedAt = monotonicMs()) }),
           );
         },

@@ -5,7 +5,7 @@
  * and a turn's speaking half (make-believe reply, voice and player, as in warm-up.ts).
  */
 import './as-hark-runs.js';
-import { warmUp } from '../../dist/app/warm-up.js';
+import { warmUp } from '../../dist/app/compose/warm-up.js';
 import { defaultConfig } from '../../dist/config/schema.js';
 import { checkChatBody } from '../../dist/contract/rules/chat.js';
 import { buildChatRequest } from '../../dist/dialog/reply-request.js';

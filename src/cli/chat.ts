@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
 import { attachmentDataUrl } from '../audio/data-url.js';
 import { EDITIONS, isKnownModel, modelsTaking, type Edition, type MediaKind } from '../contract/models.js';
-import { buildChatRequest, buildMessagesRequest, type Attachment } from '../dialog/reply-request.js';
+import type { Attachment } from '../dialog/reply-request.js';
 import { type Message } from '../dialog/conversation.js';
-import { streamReply } from '../app/stream-reply.js';
+import { replyEndpoint } from '../app/adapters/reply-endpoint.js';
 import { UsageError, withContext, type GlobalOptions } from './command-context.js';
 import { readableFile } from './files.js';
 import { StreamRedactor, redact } from '../system/secrets.js';
@@ -88,10 +88,13 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
             ? { enableSearch: true, forcedSearch: options.forcedSearch === true }
             : {}),
         };
-        const settings = { chat, service: { ...config.service, ...(options.api ? { api: options.api } : {}) } };
+        const endpoint = replyEndpoint({
+          chat,
+          service: { ...config.service, ...(options.api ? { api: options.api } : {}) },
+        });
         const history: Message[] = [{ role: 'user', text: words.join(' ') }];
         if (!words.join('').trim()) throw new UsageError('nothing to ask: the question is empty');
-        if (settings.service.api === 'messages' && options.video.length + options.audio.length > 0) {
+        if (endpoint.api === 'messages' && options.video.length + options.audio.length > 0) {
           throw new UsageError(
             '--video and --audio go to the chat-completions endpoint (--api chat); messages takes images',
           );
@@ -111,7 +114,7 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
             }),
           );
           const refused = files.length
-            ? mediaRefusal(config.service.edition, settings.service.api, chat.model, kind)
+            ? mediaRefusal(config.service.edition, endpoint.api, chat.model, kind)
             : undefined;
           if (refused) throw new UsageError(refused);
           return attached;
@@ -122,10 +125,7 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
           ...(await attach('audio', options.audio)),
         ];
         if (!options.stream) {
-          const reply =
-            settings.service.api === 'messages'
-              ? await service.messages.create(buildMessagesRequest(chat, history, { attachments }))
-              : await service.chat.create(buildChatRequest(chat, history, { attachments }));
+          const reply = await endpoint.create(service, history, { attachments });
           if (options.showReasoning && reply.reasoning) process.stderr.write(`${redact(reply.reasoning)}\n`);
           process.stdout.write(`${redact(reply.text)}\n`);
           return;
@@ -133,7 +133,7 @@ export function registerChat(program: Command, globals: () => GlobalOptions): vo
         // A reply that repeats the key (a server echoing it) is scrubbed too, even split across deltas.
         const text = new StreamRedactor();
         const reasoning = new StreamRedactor();
-        for await (const event of streamReply(service, settings, history, undefined, { attachments })) {
+        for await (const event of endpoint.stream(service, history, undefined, { attachments })) {
           if (event.type === 'text') process.stdout.write(text.push(event.text));
           else if (event.type === 'reasoning' && options.showReasoning)
             process.stderr.write(reasoning.push(event.text));

@@ -4,10 +4,10 @@ import { envTable } from '../config/env.js';
 import { loadConfig } from '../config/load.js';
 import { shownConfig, unsetPlaceholders } from '../config/secret-values.js';
 import { maskSecret, redact } from '../system/secrets.js';
-import { configuredReference } from '../app/configured-voice.js';
+import { configuredReference } from '../app/adapters/configured-voice.js';
 import { commandLogger, type GlobalOptions } from './command-context.js';
 import { ConfigError } from '../config/config-error.js';
-import { webPageProblem } from '../app/web-page.js';
+import { webPageProblem } from '../app/page/web-page.js';
 
 export function registerConfig(program: Command, globals: () => GlobalOptions): void {
   const config = program.command('config').description('check or show the effective configuration');

@@ -6,9 +6,9 @@ import type { HarkConfig } from '../config/schema.js';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { turnLatencies, type Turn } from '../dialog/turn.js';
 import type { AssistantEvent } from '../pipeline/events.js';
-import { startVoiceLoop } from '../app/voice-loop.js';
-import { describeVoice } from '../app/configured-voice.js';
-import { openWebPage } from '../app/web-page.js';
+import { startVoiceLoop } from '../app/compose/voice-loop.js';
+import { describeVoice } from '../app/adapters/configured-voice.js';
+import { startWebPage } from '../app/page/web-page.js';
 import { withCheckedContext, type GlobalOptions } from './command-context.js';
 import { checkOutputFile, checkWavName, keptBy } from './files.js';
 import { keepRunningWithoutOutput } from './closed-output.js';
@@ -127,7 +127,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
         const { config, service, logger, sim } = context;
         // The stand-in cannot understand speech: it is told what the bundled recording says.
         sim?.script.transcript(readFileSync(DEMO_TRANSCRIPT, 'utf8').trim());
-        const page = options.web ? await openWebPage(config, { ...context, voice: describeVoice(config) }) : undefined;
+        const page = options.web ? await startWebPage(config, { ...context, voice: describeVoice(config) }) : undefined;
         if (page) progress.say(`the status page is at ${page.urls.join(' and ')}: open it now to watch the turn`);
         else if (options.web) progress.say('the status page could not start (see above); going on without it');
         // Ctrl-C (or SIGTERM) from here on ends the demo in order: the reply so far is in the file.
@@ -174,7 +174,7 @@ export function registerDemo(program: Command, globals: () => GlobalOptions): vo
               await loop.stop();
             }
           } finally {
-            await page?.close();
+            await page?.stop();
           }
         });
         process.stdout.write(

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { join } from 'node:path';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
-import type { CheckResult } from '../app/doctor.js';
+import type { CheckResult } from '../app/doctor/doctor.js';
 import { silentLogger } from '../system/logger.js';
 import { redact } from '../system/secrets.js';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
@@ -35,7 +35,7 @@ export function registerDoctor(program: Command, globals: () => GlobalOptions): 
           );
         }
         const sim = globals().sim ? ['--sim'] : [];
-        const { defaultServiceSetting, runAsServiceUser } = await import('../app/service-user.js');
+        const { defaultServiceSetting, runAsServiceUser } = await import('../app/doctor/service-user.js');
         const setting = defaultServiceSetting();
         process.stdout.write(
           `checking as hark.service runs: an unprivileged user of its own (uid ${setting.uid}) in the audio group, /etc/hark as the unit reads it\n`,
@@ -56,7 +56,7 @@ export function registerDoctor(program: Command, globals: () => GlobalOptions): 
       }
       const connection = loaded ? await connectService(loaded, globals().sim === true, silentLogger) : undefined;
       try {
-        const { runDoctor } = await import('../app/doctor.js');
+        const { runDoctor } = await import('../app/doctor/doctor.js');
         const results = await runDoctor({
           loaded,
           configError,

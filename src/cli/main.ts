@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/config-error.js';
-import { failureFix } from '../app/log-events.js';
+import { failureFix } from '../app/adapters/log-events.js';
 import { ServiceError } from '../service/service-error.js';
 import { RequestValidationError } from '../contract/validation-error.js';
 import { isAbortError } from '../system/abort.js';

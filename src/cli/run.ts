@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runDaemon } from '../app/daemon.js';
+import { runDaemon } from '../app/compose/daemon.js';
 import type { HarkConfig } from '../config/schema.js';
 import { UsageError, withCheckedContext, type GlobalOptions } from './command-context.js';
 import { keepRunningWithoutOutput } from './closed-output.js';

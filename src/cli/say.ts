@@ -4,7 +4,7 @@ import { extname } from 'node:path';
 import { writeWavFile } from '../audio/wav-file.js';
 import type { HarkConfig } from '../config/schema.js';
 import { LIMITS, type SpeechResponseFormat } from '../contract/limits.js';
-import { configuredReference, speechRequest } from '../app/configured-voice.js';
+import { configuredReference, speechRequest } from '../app/adapters/configured-voice.js';
 import { writeAtomically } from '../system/atomic-file.js';
 import { UsageError, parseNumber, withCheckedContext, type GlobalOptions } from './command-context.js';
 import { checkOutputFile, keptBy } from './files.js';

@@ -38,8 +38,8 @@ export function registerTools(program: Command, globals: () => GlobalOptions): v
     const logger = commandLogger(globals(), loaded.config, 'stderr');
     // Loaded on demand: other commands carry none of this.
     const [{ startTools }, { createPlayer }] = await Promise.all([
-      import('../app/tools.js'),
-      import('../app/voice-loop.js'),
+      import('../app/tools/tools.js'),
+      import('../app/compose/voice-loop.js'),
     ]);
     const player = createPlayer(loaded.config, {}, logger);
     const started = await startTools({ ...loaded.config, tools: { ...loaded.config.tools, enabled: true } }, logger, {
@@ -47,8 +47,8 @@ export function registerTools(program: Command, globals: () => GlobalOptions): v
       oneShot: true,
     });
     // Timers are read (a new one joins them) but never rung here: a running hark takes them up.
-    await started.start(false);
-    return { config: loaded.config, started, close: async () => Promise.all([started.close(), player.close()]) };
+    await started.loadTimers(false);
+    return { config: loaded.config, started, close: async () => Promise.all([started.stop(), player.close()]) };
   };
   tools
     .command('list')

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { concat, ignoreElements, lastValueFrom, takeUntil, tap } from 'rxjs';
-import { servicePorts } from '../app/service-ports.js';
-import { createPlayer } from '../app/voice-loop.js';
+import { servicePorts } from '../app/adapters/service-ports.js';
+import { createPlayer } from '../app/compose/voice-loop.js';
 import { PLAYBACK_FIX } from '../audio/playback-error.js';
-import { VOICE_SAMPLE, configuredReference, describeVoice } from '../app/configured-voice.js';
+import { VOICE_SAMPLE, configuredReference, describeVoice } from '../app/adapters/configured-voice.js';
 import { withCheckedContext, type GlobalOptions } from './command-context.js';
 import type { HarkConfig } from '../config/schema.js';
 import { abortError, whenAborted } from '../system/abort.js';

@@ -3,7 +3,7 @@ import { decodeFileToPcm } from '../audio/ffmpeg.js';
 import { Reframer } from '../audio/frames.js';
 import { MIC_FIX, micSource } from '../audio/mic-source.js';
 import { samplesOf } from '../audio/pcm.js';
-import { checkWakeWord } from '../app/wake-check.js';
+import { checkWakeWord } from '../app/doctor/wake-check.js';
 import { loadConfig } from '../config/load.js';
 import type { HarkConfig } from '../config/schema.js';
 import { LIVE_DETECTOR } from '../listen/wake/wake-settings.js';

@@ -1,6 +1,6 @@
 /**
  * hark as Home Assistant sees it through MQTT discovery: one device, its entities, and the
- * topics they read and write. Pure: app/home.ts publishes what this describes. Each payload
+ * topics they read and write. Pure: app/home/home.ts publishes what this describes. Each payload
  * carries what Home Assistant requires of its component (test/helpers/home-assistant.ts checks
  * them against Home Assistant's own schemas).
  */

@@ -55,7 +55,7 @@ export interface ListenDeps {
   echo?: EchoCanceller | undefined;
   /**
    * The wake word heard on the device: nothing is sent to the service before it (see wakeGate).
-   * `config.listen.wakePhrases` then count only while it cannot hear (WakeWordDetector.deaf).
+   * `config.listen.wakePhrases` then count only while it cannot hear (WakeWordDetector.failedToLoad).
    */
   wake?: WakeWordDetector | undefined;
   transcriber: Transcriber;
@@ -147,7 +147,7 @@ export function listen(audio: Observable<Buffer>, state$: Observable<LoopState>,
   // A wake word heard on the device opened the gate: the transcript need not begin with a
   // wake phrase (listen.wakePhrases), unless the detector cannot hear.
   const heardOnDevice = { ...config.listen, wakePhrases: [] };
-  const gatePolicy = (): GatePolicy => (wake && !wake.deaf ? heardOnDevice : config.listen);
+  const gatePolicy = (): GatePolicy => (wake && !wake.failedToLoad ? heardOnDevice : config.listen);
   const transcripts = listened.pipe(
     transcribeUtterances(deps.transcriber, logger, now, hearing.pipe(map((s) => s === 'listening'))),
     takeUntil(deps.shutdown),
@@ -211,5 +211,5 @@ function interruptionsOf(
       utteranceId: undefined,
     })),
   );
-  return merge(byWakeWord, bySpeech.pipe(filter(() => wake.deaf === true))).pipe(shareWithoutReset());
+  return merge(byWakeWord, bySpeech.pipe(filter(() => wake.failedToLoad === true))).pipe(shareWithoutReset());
 }

@@ -152,7 +152,7 @@ export interface WakeWordDetector {
   reset(): void;
   close(): Promise<void>;
   /** It cannot hear (its models did not load): speech passes, and the transcript's wake phrase decides. */
-  readonly deaf?: boolean;
+  readonly failedToLoad?: boolean;
   /** Audio pushed but not scored yet (a live detector that falls behind the microphone). */
   readonly backlogMs?: number;
   /** Each change of how much it does per step to keep up, and each drop of audio it could not score. */

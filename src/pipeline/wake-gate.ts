@@ -35,7 +35,7 @@ export interface WakeGateContext {
  * in the follow-up window, or while hark is busy (unless barge-in needs the wake word too).
  * Speech heard otherwise becomes `no-wake-word` and is never sent anywhere. Every other event
  * passes in order; an utterance waits until the detector has scored all audio up to it. A
- * detector that cannot hear (see WakeWordDetector.deaf) lets every utterance through.
+ * detector that cannot hear (see WakeWordDetector.failedToLoad) lets every utterance through.
  */
 export function wakeGate(
   options: WakeGateOptions,
@@ -47,7 +47,7 @@ export function wakeGate(
       const listening = new Subscription();
       listening.add(options.detector.detections.subscribe((detection) => heard.push(detection)));
       const decide = (utterance: Utterance, now: WakeGateContext, type: 'utterance' | 'tentative'): ListenEvent[] => {
-        if (options.detector.deaf) return [{ type, utterance }];
+        if (options.detector.failedToLoad) return [{ type, utterance }];
         const startMs = utterance.endMs - (utterance.samples.length / utterance.sampleRateHz) * 1000;
         const wake = heard.filter((d) => d.endMs >= startMs && d.endMs <= utterance.endMs).at(-1);
         if (wake && type === 'utterance') heard.splice(0, heard.indexOf(wake) + 1);

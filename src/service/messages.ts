@@ -27,7 +27,7 @@ export class MessagesClient extends ClientBase {
   }
 
   async *stream(request: MessagesRequest, options: CallSignal = {}): AsyncGenerator<ReplyEvent> {
-    const body = { ...wireBody(request), stream: true };
+    const body = { ...messagesBody(request), stream: true };
     this.enforce('messages', checkMessagesBody(body, this.edition));
     const reader = new MessagesStreamReader();
     const out: ReplyEvent[] = [];
@@ -44,13 +44,14 @@ export class MessagesClient extends ClientBase {
   }
 
   async create(request: MessagesRequest, options: CallSignal = {}): Promise<ReplyResult> {
-    const body = { ...wireBody(request), stream: false };
+    const body = { ...messagesBody(request), stream: false };
     this.enforce('messages', checkMessagesBody(body, this.edition));
     return readMessage(await this.postJson('messages', this.path, body, { ...options, auth: this.authStyle }));
   }
 }
 
-function wireBody(request: MessagesRequest): Record<string, unknown> {
+/** The request as it goes on the wire: `max_tokens` always, `system` as items. */
+export function messagesBody(request: MessagesRequest): Record<string, unknown> {
   const { system, ...rest } = request;
   return {
     ...rest,

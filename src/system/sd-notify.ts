@@ -45,8 +45,13 @@ export class SystemdNotifier {
   }
 
   stopping(reason: string): void {
-    clearInterval(this.watchdogTimer);
+    this.stopWatchdog();
     this.send(['STOPPING=1', `STATUS=stopping: ${reason}`]);
+  }
+
+  /** No more watchdog pings: hark is stopping, or has. */
+  stopWatchdog(): void {
+    clearInterval(this.watchdogTimer);
   }
 
   private send(lines: string[]): void {

@@ -1,6 +1,6 @@
 /**
  * What the status page and its JSON API send: plain JSON, made from the voice loop's events
- * (by app/page-events.ts, beside the log written from the same events). Every event has a
+ * (by app/page/page-events.ts, beside the log written from the same events). Every event has a
  * `type`; the page shows the ones it knows and lists any other as it is.
  */
 

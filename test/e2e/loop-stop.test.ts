@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startVoiceLoop } from '../../src/app/voice-loop.js';
+import { startVoiceLoop } from '../../src/app/compose/voice-loop.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createService } from '../../src/service/index.js';
 import { startSim } from '../../src/sim/server.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVoiceLoop } from '../../src/app/voice-loop.js';
+import { startVoiceLoop } from '../../src/app/compose/voice-loop.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { createService } from '../../src/service/index.js';
 import { startSim, type SimServer } from '../../src/sim/server.js';

@@ -6,7 +6,7 @@ import type { Turn } from '../../src/dialog/turn.js';
 import { createService } from '../../src/service/index.js';
 import { startSim, type SimOptions, type SimServer } from '../../src/sim/server.js';
 import { createMemoryLogger } from '../../src/system/logger.js';
-import { startVoiceLoop, type VoiceLoop } from '../../src/app/voice-loop.js';
+import { startVoiceLoop, type VoiceLoop } from '../../src/app/compose/voice-loop.js';
 import { wavOf } from './audio.js';
 import { FAST_TIMING } from './service.js';
 import { fixtureSamples } from './speech.js';

@@ -15,7 +15,7 @@ export class ScriptedWakeWord implements WakeWordDetector {
   readonly detections = new Subject<WakeWordDetection>();
   readonly scores = new Subject<WakeWordScores>();
   /** Set for a detector whose models did not load. */
-  deaf = false;
+  failedToLoad = false;
   /** Frames and resets seen, for tests to check what the pipeline did. */
   frames = 0;
   resets = 0;

@@ -8,7 +8,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkMqtt } from '../../src/app/home-part.js';
+import { checkMqtt } from '../../src/app/doctor/mqtt-check.js';
 import { defaultConfig } from '../../src/config/schema.js';
 import { discoveryProblems } from '../helpers/home-assistant.js';
 import { homeHarness, json, on, stopped, withBroker } from '../helpers/home-run.js';

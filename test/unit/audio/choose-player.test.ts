@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPlayer } from '../../../src/app/voice-loop.js';
+import { createPlayer } from '../../../src/app/compose/voice-loop.js';
 import { choosePlayer, systemProbe, type PlayerSettings } from '../../../src/audio/choose-player.js';
 import { CommandPlayer } from '../../../src/audio/command-player.js';
 import { defaultConfig } from '../../../src/config/schema.js';

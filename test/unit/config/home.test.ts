@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { brokerOf } from '../../../src/app/mqtt-connection.js';
+import { brokerOf } from '../../../src/app/home/mqtt-connection.js';
 import { loadConfig } from '../../../src/config/load.js';
 import { redact } from '../../../src/system/secrets.js';
 import { bare, configFile as file, problemsOf } from '../../helpers/config-files.js';

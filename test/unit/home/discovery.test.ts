@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { homeDevice } from '../../../src/app/home.js';
+import { homeDevice } from '../../../src/app/home/home.js';
 import { defaultConfig } from '../../../src/config/schema.js';
 import {
   HOME_STATES,

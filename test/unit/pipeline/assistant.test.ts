@@ -499,11 +499,11 @@ describe('the assistant, microphone to speaker', () => {
         c.wake.engine = 'openwakeword';
         c.listen.wakePhrases = ['hey jarvis'];
       });
-      const deaf = Object.assign(new ScriptedWakeWord([]), { deaf: true });
+      const unloaded = Object.assign(new ScriptedWakeWord([]), { failedToLoad: true });
       const r = run(
         'sssqq----------sssqq----------------------------|',
         { transcripts: ['Unrelated talk.', 'Hey Jarvis, set a timer.'], replies: ['-(cd|)'] },
-        { config: phrased, wake: deaf },
+        { config: phrased, wake: unloaded },
       );
       expect(r.transcriptions).toBe(2);
       expect(r.asked).toEqual([[{ role: 'user', text: 'set a timer.' }]]);
@@ -547,11 +547,11 @@ describe('the assistant, microphone to speaker', () => {
         c.wake.bargeIn = 'wake-word';
         c.listen.wakePhrases = ['hey jarvis'];
       });
-      const deaf = Object.assign(new ScriptedWakeWord([]), { deaf: true });
+      const unloaded = Object.assign(new ScriptedWakeWord([]), { failedToLoad: true });
       const r = run(
         'ssssssssqq------------sssssqq-------------------------------|',
         { transcripts: ['Hey Jarvis, tell me three things.', 'Wait.'], replies: ['-a-b-(cd|)', '-(cd|)'] },
-        { config: strict, wake: deaf },
+        { config: strict, wake: unloaded },
       );
       expect(r.player.pauses).toBeGreaterThan(0);
       expect(r.turns[0]?.interrupted).toBe('speech');

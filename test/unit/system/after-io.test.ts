@@ -1,7 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ignoreElements, lastValueFrom } from 'rxjs';
-import { fromAbortable } from '../../../src/app/from-abortable.js';
+import { fromAbortable } from '../../../src/app/adapters/from-abortable.js';
 import { requestFirst } from '../../../src/pipeline/request-first.js';
 import { afterIo } from '../../../src/system/after-io.js';
 import { startTestService, type TestService } from '../../helpers/service.js';

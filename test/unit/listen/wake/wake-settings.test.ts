@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkWakeWord } from '../../../../src/app/wake-check.js';
+import { checkWakeWord } from '../../../../src/app/doctor/wake-check.js';
 import { defaultConfig, type HarkConfig } from '../../../../src/config/schema.js';
 import { wakePhrases } from '../../../../src/listen/wake/wake-settings.js';
 import type { WakeWordDetection } from '../../../../src/pipeline/ports.js';
