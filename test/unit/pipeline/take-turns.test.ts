@@ -114,7 +114,7 @@ describe('takeTurns', () => {
     const told = testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const replies = { one: cold('-a-b-c|'), two: cold('-x|') };
       const { answer, told } = answering(replies);
-      const verdicts = hot('-1-s2-----|', {
+      const verdicts = hot<GateEvent>('-1-s2-----|', {
         1: query(1, 'one'),
         2: query(2, 'two'),
         s: { type: 'stop', transcript: transcript('stop') },

@@ -94,7 +94,7 @@ describe('wakeGate', () => {
       // "hey jarvis" (0-400 ms) alone; the loop opens the follow-up window at 3 and closes it at 7.
       const events = hot('--w--f---g', { w: said(1, 0, 400), f: said(2, 1000, 2000), g: said(3, 3000, 4000) });
       const wake = detector(hot('-d', { d: heyJarvis(350) }));
-      const context = hot('c--o---c', { c: LISTENING, o: { state: 'listening', followUp: true } });
+      const context = hot<WakeGateContext>('c--o---c', { c: LISTENING, o: { state: 'listening', followUp: true } });
       expectObservable(gate(events, wake, context)).toBe('-----f---k', {
         f: 'utterance 2: 1000 ms from 1000',
         k: 'kept 3',
@@ -109,7 +109,7 @@ describe('wakeGate', () => {
     ] as const) {
       testScheduler().run(({ hot, expectObservable }) => {
         const events = hot('--u', { u: said(1, 0, 800) });
-        const speaking = hot('c', { c: { state: 'speaking', followUp: false } });
+        const speaking = hot<WakeGateContext>('c', { c: { state: 'speaking', followUp: false } });
         expectObservable(gate(events, detector(NEVER), speaking, { bargeIn })).toBe('--x', { x: expected });
       });
     }
