@@ -81,6 +81,16 @@ describe('wakeGate', () => {
     });
   });
 
+  it('a wake word counts for one utterance only, even where the next one reaches back over it', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      // "hey jarvis" ends at 950 ms, the end of the first utterance (the wake word alone); the
+      // second's first 100 ms (its pre-roll) hold it again.
+      const events = hot('--u-v', { u: said(1, 0, 1000), v: said(2, 900, 2000) });
+      const wake = detector(hot('-d', { d: heyJarvis(950) }));
+      expectObservable(gate(events, wake, hot('c', { c: LISTENING }))).toBe('----k', { k: 'kept 2' });
+    });
+  });
+
   it('a wake word heard before the speech began opens nothing', () => {
     testScheduler().run(({ hot, expectObservable }) => {
       const events = hot('--u', { u: said(1, 1000, 2000) });
