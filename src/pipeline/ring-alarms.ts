@@ -1,5 +1,6 @@
 import {
   EMPTY,
+  asapScheduler,
   concat,
   defer,
   exhaustMap,
@@ -11,6 +12,7 @@ import {
   of,
   repeat,
   share,
+  subscribeOn,
   take,
   takeUntil,
   tap,
@@ -100,7 +102,9 @@ export function ringAlarms(deps: RingDeps): Observable<RingEvent> {
       });
     return merge(arrivals, idles).pipe(
       filter(() => idle && pending.length > 0),
-      exhaustMap(() => ring()),
+      // Announcements falling due together arrive one by one in the same moment: the ring
+      // starts once they all have (and only if hark is still idle by then).
+      exhaustMap(() => defer(() => (idle ? ring() : EMPTY)).pipe(subscribeOn(asapScheduler))),
     );
   });
 }

@@ -2,21 +2,16 @@ import type { Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { silentLogger, type Logger } from '../system/logger.js';
 import { registerSecret } from '../system/secrets.js';
-import { ServiceError, headerValue, parseErrorResponse } from './service-error.js';
-import { type ServiceEndpoint } from '../contract/endpoints.js';
+import { ServiceError } from './service-error.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
 import { LIMITS } from '../contract/limits.js';
-import { mediaTypeOf, unexpectedContent, unexpectedContentIn, type ContentExpectation } from './content-type.js';
 import { IdleWatchdog } from './idle-watchdog.js';
-import { wireBody } from './multipart.js';
 import { Pools } from './pools.js';
-import { requestWhole, type WholeResponse } from './whole-response.js';
+import { RequestSender, USER_AGENT, requestIdOf, type CallOptions } from './send-request.js';
 import { deadlineError, idleError, streamError, transportError } from './transport-errors.js';
 
-export type AuthStyle = 'bearer' | 'x-api-key';
+export type { AuthStyle, CallOptions } from './send-request.js';
 type Headers = Record<string, string | string[] | undefined>;
-
-const USER_AGENT = 'hark/0.1';
 
 export interface Timeouts {
   /** Whole non-streaming call; the service itself gives up at 90 s. */
@@ -43,20 +38,6 @@ export interface TransportOptions {
   random?: () => number;
 }
 
-export interface CallOptions {
-  endpoint: ServiceEndpoint;
-  /** Path below the base URL, starting with `/`. */
-  path: string;
-  /** JSON text, or a body in pieces (a multipart upload) sent without joining them. */
-  body: string | readonly Uint8Array[];
-  contentType?: string;
-  auth?: AuthStyle;
-  accept?: string;
-  /** What a successful response must be; a web page where audio was asked for fails clearly. */
-  expect?: ContentExpectation;
-  signal?: AbortSignal | undefined;
-}
-
 export interface BufferedResponse {
   headers: Headers;
   body: Buffer;
@@ -80,8 +61,7 @@ export interface StreamedResponse {
 export class Transport {
   private readonly pools: Pools;
   private readonly base: URL;
-  private readonly urls = new Map<string, URL>();
-  private readonly apiKey: string;
+  private readonly sender: RequestSender;
   private readonly retry: RetryPolicy;
   private readonly timeouts: Timeouts;
   private readonly logger: Logger;
@@ -93,7 +73,6 @@ export class Transport {
       throw new Error(`service base URL must be http(s), got ${this.base.protocol}`);
     }
     if (!options.apiKey) throw new Error('no API key: set HARK_API_KEY (see README, "The API key")');
-    this.apiKey = options.apiKey;
     registerSecret(options.apiKey);
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -105,6 +84,7 @@ export class Transport {
       userAgent: USER_AGENT,
       logger: this.logger,
     });
+    this.sender = new RequestSender(this.base, options.apiKey, this.pools);
   }
 
   get baseUrl(): string {
@@ -116,7 +96,7 @@ export class Transport {
     const deadline = AbortSignal.timeout(this.timeouts.requestMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     return this.withRetries(options, signal, async () => {
-      const { headers, body } = await this.sendWhole(options, signal, this.timeouts.requestMs);
+      const { headers, body } = await this.sender.whole(options, signal, this.timeouts.requestMs);
       return { headers, body, requestId: requestIdOf(headers) };
     }).catch((error: unknown) => {
       if (deadline.aborted && !options.signal?.aborted)
@@ -136,7 +116,7 @@ export class Transport {
       const signal = options.signal ? AbortSignal.any([options.signal, idle.signal]) : idle.signal;
       let body: Dispatcher.ResponseData['body'] | undefined;
       try {
-        const response = await this.sendChecked(options, signal, this.timeouts.streamIdleMs);
+        const response = await this.sender.checked(options, signal, this.timeouts.streamIdleMs);
         body = response.body;
         idle.headersArrived();
         const iterator = (body as Readable)[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
@@ -236,113 +216,4 @@ export class Transport {
       }
     }
   }
-
-  /** Sends, and turns an error status or a body of the wrong kind (a web page) into a ServiceError. */
-  private async sendChecked(
-    options: CallOptions,
-    signal: AbortSignal | undefined,
-    headersTimeoutMs: number,
-  ): Promise<Dispatcher.ResponseData> {
-    const response = await this.send(options, signal, headersTimeoutMs);
-    const wrong = unwanted(options, response.statusCode, response.headers);
-    if (wrong === 'status') {
-      const bodyText = await response.body.text().catch(() => '');
-      throw parseErrorResponse({
-        endpoint: options.endpoint,
-        status: response.statusCode,
-        headers: response.headers,
-        bodyText,
-      });
-    }
-    if (wrong) throw await unexpectedContent(options.endpoint, wrong.mediaType, wrong.expect, response.body);
-    return response;
-  }
-
-  /** The same for a call that needs the whole answer, gathered as it arrives (see requestWhole). */
-  private async sendWhole(
-    options: CallOptions,
-    signal: AbortSignal | undefined,
-    headersTimeoutMs: number,
-  ): Promise<WholeResponse> {
-    const { origin, request } = this.prepare(options, headersTimeoutMs);
-    const response = await requestWhole(await this.poolFor(origin), request, signal);
-    const { statusCode, headers, body, broken } = response;
-    const wrong = unwanted(options, statusCode, headers);
-    if (wrong === 'status') {
-      const bodyText = broken ? '' : body.toString('utf8');
-      throw parseErrorResponse({ endpoint: options.endpoint, status: statusCode, headers, bodyText });
-    }
-    if (wrong) throw unexpectedContentIn(options.endpoint, wrong.mediaType, wrong.expect, body);
-    if (broken) throw broken;
-    return response;
-  }
-
-  /** Each endpoint's URL, resolved once (a turn's requests lie between the user's last word and hark's first). */
-  private urlOf(path: string): URL {
-    const url = this.urls.get(path) ?? new URL(path.replace(/^\//, ''), this.base);
-    this.urls.set(path, url);
-    return url;
-  }
-
-  private async send(
-    options: CallOptions,
-    signal: AbortSignal | undefined,
-    headersTimeoutMs: number,
-  ): Promise<Dispatcher.ResponseData> {
-    const { origin, request } = this.prepare(options, headersTimeoutMs);
-    return (await this.poolFor(origin)).request({ ...request, signal });
-  }
-
-  /** The origin's pool: the one already open at once, else opened (the first call to it waits). */
-  private async poolFor(origin: string) {
-    return this.pools.opened(origin) ?? (await this.pools.of(origin));
-  }
-
-  /** Where to send, and the request as undici takes it: headers (the key among them) and timeouts. */
-  private prepare(
-    options: CallOptions,
-    headersTimeoutMs: number,
-  ): { origin: string; request: Dispatcher.DispatchOptions } {
-    const url = this.urlOf(options.path);
-    const headers: Record<string, string> = {
-      'user-agent': USER_AGENT,
-      accept: options.accept ?? 'application/json',
-    };
-    if (options.contentType) headers['content-type'] = options.contentType;
-    const { body, length } = wireBody(options.body);
-    if (length !== undefined) headers['content-length'] = String(length);
-    if (options.auth === 'x-api-key') headers['x-api-key'] = this.apiKey;
-    else headers.authorization = `Bearer ${this.apiKey}`;
-    return {
-      origin: url.origin,
-      request: {
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers,
-        body,
-        headersTimeout: headersTimeoutMs,
-        // Streams have their own idle watchdog; whole calls have their deadline.
-        bodyTimeout: 0,
-      },
-    };
-  }
-}
-
-function requestIdOf(headers: Headers): string | undefined {
-  return headerValue(headers, 'x-request-id') ?? headerValue(headers, 'request-id');
-}
-
-/**
- * What is wrong with an answer by its status and media type, before its body is read: an error
- * status, or a body of another kind than the call expects (a web page), or nothing.
- */
-function unwanted(
-  options: CallOptions,
-  statusCode: number,
-  headers: Record<string, string | string[] | undefined>,
-): 'status' | { mediaType: string; expect: ContentExpectation } | undefined {
-  if (statusCode >= 400) return 'status';
-  const mediaType = mediaTypeOf(headers);
-  if (options.expect && mediaType && !options.expect.accepts(mediaType)) return { mediaType, expect: options.expect };
-  return undefined;
 }

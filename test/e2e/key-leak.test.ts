@@ -8,7 +8,7 @@
  * their argv and environment, then do the real work where there is any.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
@@ -72,13 +72,14 @@ function chatFrames(res: ServerResponse, key: string): void {
   res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
 }
 
-/** Chooses a misbehaviour from what the client asked, echoing the key in each. */
-function echo(server: { chunks: number }) {
+/** Chooses a misbehaviour from what the client asked, echoing the key in each; counts the requests that carried one. */
+function echo(server: { chunks: number; keyed: number }) {
   return (
     req: { url?: string | undefined; body: string; headers: Record<string, string | string[] | undefined> },
     res: ServerResponse,
   ) => {
     const key = keyOf(req.headers);
+    if (key === KEY || key === QUOTED_KEY) server.keyed++;
     const headers = { 'x-request-id': key, 'x-echo': `key=${key}` };
     const ask = req.body;
     if (req.url?.startsWith('/mcp')) {
@@ -130,8 +131,7 @@ function echo(server: { chunks: number }) {
 }
 
 let server: MisbehavingServer;
-const state = { chunks: 0 };
-const outputs: { what: string; text: string }[] = [];
+const seenByServer = { chunks: 0, keyed: 0 };
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return cleanEnv({
@@ -144,10 +144,46 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   });
 }
 
-async function hark(what: string, args: string[], extra: Record<string, string> = {}): Promise<RunResult> {
-  const result = await runHark(['--log-level', 'debug', ...args], { env: env(extra), timeoutMs: 40_000 });
-  outputs.push({ what: `${what} stdout`, text: result.stdout }, { what: `${what} stderr`, text: result.stderr });
-  return result;
+/** What the stand-ins wrote to the children's log from byte `from` on. */
+function childrenSince(from: number): string {
+  return existsSync(childLog) ? readFileSync(childLog).subarray(from).toString('utf8') : '';
+}
+
+interface Seen {
+  /** What the stand-ins for the child processes started meanwhile were given: argv and environment. */
+  children: string;
+  /** Requests that reached the service with a key. */
+  keyed: number;
+}
+
+/**
+ * Runs `act`, which gives back what it saw hark print, serve or log; then expects no secret in
+ * any of it, nor in the argv or environment of a child process started meanwhile.
+ */
+async function leakFree(act: () => Promise<{ what: string; text: string }[]>): Promise<Seen> {
+  const childrenFrom = existsSync(childLog) ? statSync(childLog).size : 0;
+  const keyedFrom = seenByServer.keyed;
+  const outputs = await act();
+  const children = childrenSince(childrenFrom);
+  expect(children).not.toMatch(/HARK_API_KEY|CREDENTIALS_DIRECTORY/);
+  const leaks = [...outputs, { what: 'child argv and environment', text: children }]
+    .map(({ what, text }) => ({ what, leaked: leaksIn(text) }))
+    .filter(({ leaked }) => leaked.length > 0);
+  expect(leaks).toEqual([]);
+  return { children, keyed: seenByServer.keyed - keyedFrom };
+}
+
+/** Runs a hark command with the key set (and `extra`), expecting no secret in what it prints or hands a child. */
+async function hark(args: string[], extra: Record<string, string> = {}): Promise<RunResult & Seen> {
+  let result: RunResult | undefined;
+  const seen = await leakFree(async () => {
+    result = await runHark(['--log-level', 'debug', ...args], { env: env(extra), timeoutMs: 40_000 });
+    return [
+      { what: `${args.join(' ')}: stdout`, text: result.stdout },
+      { what: `${args.join(' ')}: stderr`, text: result.stderr },
+    ];
+  });
+  return { ...(result as RunResult), ...seen };
 }
 
 beforeAll(async () => {
@@ -159,76 +195,93 @@ beforeAll(async () => {
   fakeBinary('aplay', 'echo "**** List of PLAYBACK Hardware Devices ****"; exit 0');
   const espeak = installed('espeak-ng');
   fakeBinary('espeak-ng', espeak ? `exec '${espeak}' "$@"` : 'exit 1');
-  server = await misbehavingServer(echo(state));
+  server = await misbehavingServer(echo(seenByServer));
 });
 afterAll(async () => {
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the API key never leaves hark', () => {
+describe('the API key never leaves hark: not in what it prints or logs, nor in a child process', () => {
   it.each([
     ['chat (key in stream frames)', ['chat', 'say it back']],
     ['chat --api messages (error event)', ['chat', '--api', 'messages', 'error-event']],
     ['chat (long error body)', ['chat', 'long-body']],
     ['chat (malformed frame)', ['chat', 'malformed']],
     ['chat (web page)', ['chat', '--no-stream', 'portal']],
-  ])('%s', async (what, args) => {
-    await hark(what, args);
+  ])('%s', async (_, args) => {
+    // The command reached the service with the key, and had it echoed back.
+    expect((await hark(args)).keyed).toBeGreaterThan(0);
   });
 
   it('say, to an MP3 (a web page comes back) and to a WAV (an error event)', async () => {
-    expect((await hark('say mp3', ['say', 'Hello.', '-o', join(dir, 'a.mp3')])).code).toBe(1);
-    expect((await hark('say wav', ['say', 'Hello.', '-o', join(dir, 'a.wav')])).code).toBe(1);
+    for (const file of ['a.mp3', 'a.wav']) {
+      const said = await hark(['say', 'Hello.', '-o', join(dir, file)]);
+      expect(said.code).toBe(1);
+      expect(said.keyed).toBeGreaterThan(0);
+    }
   });
 
   it('transcribe, of a long file (the key in a transcript and in a failed chunk) and --json', async () => {
-    expect((await hark('transcribe', ['transcribe', MONOLOGUE])).code).toBe(1);
-    await hark('transcribe --json', ['transcribe', '--json', MONOLOGUE]);
+    const plain = await hark(['transcribe', MONOLOGUE]);
+    expect(plain.code).toBe(1);
+    expect(plain.keyed).toBeGreaterThan(1);
+    expect((await hark(['transcribe', '--json', MONOLOGUE])).keyed).toBeGreaterThan(1);
   });
 
   it('run --input, with the key as a systemd credential', async () => {
     const credentials = join(dir, 'credentials');
-    mkdirSync(credentials);
+    mkdirSync(credentials, { recursive: true });
     writeFileSync(join(credentials, 'hark-api-key'), `${KEY}\n`);
-    const result = await hark('run', ['run', '--input', UTTERANCE, '--fast', '-o', join(dir, 'out.wav')], {
+    const result = await hark(['run', '--input', UTTERANCE, '--fast', '-o', join(dir, 'out.wav')], {
       HARK_API_KEY: '',
       CREDENTIALS_DIRECTORY: credentials,
       HARK_WAKE_ENGINE: 'none',
     });
     expect(result.stdout).toMatch(/"event":"turn"/);
+    expect(result.keyed).toBeGreaterThan(0);
+    // The stand-in decoded the input: a child that could have been handed the key.
+    expect(result.children).toMatch(/^=== ffmpeg /m);
   });
 
   it('doctor', async () => {
-    await hark('doctor', ['doctor'], { HARK_AUDIO_RECORDER: 'arecord' });
+    const doctor = await hark(['doctor'], { HARK_AUDIO_RECORDER: 'arecord' });
+    // Its capture check and the device lists ran the stand-ins.
+    expect(doctor.children).toMatch(/^=== arecord /m);
+    expect(doctor.children).toMatch(/^=== aplay /m);
   });
 
   it('a config mistake that quotes the key back: pasted as a value, and through doctor', async () => {
     const pasted = join(dir, 'pasted.yaml');
     writeFileSync(pasted, `service:\n  authStyle: ${KEY}\n`);
-    const run = await hark('run, key as a value', ['--config', pasted, 'run', '--input', UTTERANCE]);
+    const run = await hark(['--config', pasted, 'run', '--input', UTTERANCE]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/service\.authStyle: must be one of "bearer", "x-api-key" \(got "\*\*\*"\)/);
-    const doctor = await hark('doctor, key as a value', ['--config', pasted, 'doctor']);
+    const doctor = await hark(['--config', pasted, 'doctor']);
     expect(doctor.stdout).toMatch(/service\.authStyle: must be one of/);
   });
 
   it('config show', async () => {
-    expect((await hark('config show', ['config', 'show'])).code).toBe(0);
+    const shown = await hark(['config', 'show']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/# API key: hk-\*\*\*p0/);
   });
 
   it('sim', async () => {
-    const child = spawn(process.execPath, [HARK, 'sim', '--port', '0'], { env: env() });
     let text = '';
-    await new Promise<void>((resolve) => {
-      child.stdout.on('data', (d: Buffer) => {
-        text += d.toString();
-        if (text.includes('try:')) resolve();
+    await leakFree(async () => {
+      const child = spawn(process.execPath, [HARK, 'sim', '--port', '0'], { env: env() });
+      await new Promise<void>((resolve) => {
+        child.stdout.on('data', (d: Buffer) => {
+          text += d.toString();
+          if (text.includes('try:')) resolve();
+        });
       });
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.on('close', resolve));
+      return [{ what: 'sim stdout', text }];
     });
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.on('close', resolve));
-    outputs.push({ what: 'sim stdout', text });
+    expect(text).toContain('try:');
   });
 
   describe('a key holding `"` and `\\`, and an MCP server whose URL holds a user name, a password and a query secret', () => {
@@ -241,55 +294,56 @@ describe('the API key never leaves hark', () => {
       writeFileSync(config, `tools:\n  mcpServers:\n    - name: home\n      url: ${url}\n      allow: ["*"]\n`);
       return config;
     }
+    /** Requests that reached the MCP server from `from` on. */
+    const mcpRequestsSince = (from: number): number =>
+      server.requests.slice(from).filter((r) => r.path.startsWith('/mcp')).length;
 
     it.each([
-      ['chat, quoted key (key in stream frames)', ['chat', 'say it back']],
-      ['chat --api messages, quoted key (error event)', ['chat', '--api', 'messages', 'error-event']],
-      ['config show, MCP URL', ['config', 'show']],
-      ['config check, MCP URL', ['config', 'check']],
-      ['tools list, MCP server refusing', ['tools', 'list']],
-      ['doctor, quoted key', ['doctor']],
-    ])('%s', async (what, args) => {
-      await hark(what, args, quoted());
+      ['chat, quoted key (key in stream frames)', ['chat', 'say it back'], 'service'],
+      ['chat --api messages, quoted key (error event)', ['chat', '--api', 'messages', 'error-event'], 'service'],
+      ['config show, MCP URL', ['config', 'show'], 'printed'],
+      ['config check, MCP URL', ['config', 'check'], 'printed'],
+      ['tools list, MCP server refusing', ['tools', 'list'], 'mcp'],
+      ['doctor, quoted key', ['doctor'], 'printed'],
+    ] as const)('%s', async (_, args, reaches) => {
+      const requestsFrom = server.requests.length;
+      const result = await hark([...args], quoted());
+      // What makes the case: the key went to the service, the MCP server was asked, or the command printed its report.
+      if (reaches === 'service') expect(result.keyed).toBeGreaterThan(0);
+      if (reaches === 'mcp') expect(mcpRequestsSince(requestsFrom)).toBeGreaterThan(0);
+      if (reaches === 'printed') expect(result.stdout.length).toBeGreaterThan(0);
     });
 
     it('run --input, the MCP server retried, and the status page: /api/config, /api/log, /api/state, /api/turns', async () => {
-      const page = await startWebHark(['run', '--input', UTTERANCE, '--fast', '--web', '-o', join(dir, 'web.wav')], {
-        PATH: `${bin}:${process.env.PATH ?? ''}`,
-        HARK_FFMPEG: join(bin, 'ffmpeg'),
-        HARK_SERVICE_BASE_URL: server.url,
-        HARK_SERVICE_RETRY_MAX_RETRIES: '0',
-        ...quoted(),
-      });
-      try {
-        await page.line('web.staying');
-        await page.line('mcp.reconnect');
-        for (const path of ['config', 'log', 'state', 'turns']) {
-          const response = await fetch(`${page.url}api/${path}`);
-          outputs.push({ what: `/api/${path}`, text: JSON.stringify([...response.headers]) + (await response.text()) });
+      const requestsFrom = server.requests.length;
+      const seen = await leakFree(async () => {
+        const outputs: { what: string; text: string }[] = [];
+        const page = await startWebHark(['run', '--input', UTTERANCE, '--fast', '--web', '-o', join(dir, 'web.wav')], {
+          PATH: `${bin}:${process.env.PATH ?? ''}`,
+          HARK_FFMPEG: join(bin, 'ffmpeg'),
+          HARK_SERVICE_BASE_URL: server.url,
+          HARK_SERVICE_RETRY_MAX_RETRIES: '0',
+          ...quoted(),
+        });
+        try {
+          await page.line('web.staying');
+          await page.line('mcp.reconnect');
+          for (const path of ['config', 'log', 'state', 'turns']) {
+            const response = await fetch(`${page.url}api/${path}`);
+            outputs.push({
+              what: `/api/${path}`,
+              text: JSON.stringify([...response.headers]) + (await response.text()),
+            });
+          }
+        } finally {
+          await page.stop();
         }
-      } finally {
-        await page.stop();
-      }
-      outputs.push({ what: 'run --web log', text: JSON.stringify(page.lines) });
+        expect(page.lines.some((l) => l.event === 'mcp.unavailable')).toBe(true);
+        return [...outputs, { what: 'run --web log', text: JSON.stringify(page.lines) }];
+      });
+      expect(seen.keyed).toBeGreaterThan(0);
       // The MCP server was reached, with the password as Basic authorization and the query as written.
-      expect(server.requests.some((r) => r.path === `/mcp?key=${MCP_QUERY}&mode=full`)).toBe(true);
-      expect(page.lines.some((l) => l.event === 'mcp.unavailable')).toBe(true);
+      expect(server.requests.slice(requestsFrom).some((r) => r.path === `/mcp?key=${MCP_QUERY}&mode=full`)).toBe(true);
     });
-  });
-
-  it('in nothing printed or logged, nor in any child process argv or environment', () => {
-    const children = readFileSync(childLog, 'utf8');
-    // The stand-ins did run: ffmpeg (decoding), arecord (doctor's capture check), aplay (device lists).
-    expect(children).toMatch(/^=== ffmpeg /m);
-    expect(children).toMatch(/^=== arecord /m);
-    expect(children).toMatch(/^=== aplay /m);
-    expect(children).not.toMatch(/HARK_API_KEY|CREDENTIALS_DIRECTORY/);
-    const leaks = [...outputs, { what: 'child argv and environment', text: children }]
-      .map(({ what, text }) => ({ what, leaked: leaksIn(text) }))
-      .filter(({ leaked }) => leaked.length > 0);
-    expect(leaks).toEqual([]);
-    // The commands did reach the server, and it echoed the key to them.
-    expect(server.requests.length).toBeGreaterThan(10);
   });
 });

@@ -5,6 +5,8 @@
  * was played and the echo path's measured loss. Pure: it is given powers, it reads no clock.
  */
 import { NO_ECHO_DBFS } from '../frames.js';
+import { EchoPath, LOSS_MIN_FRAMES, LOSS_SMOOTHING, REFERENCE_FLOOR } from './echo-path.js';
+import { WordLosses } from './word-losses.js';
 
 /** Whether a frame may hold hark's echo, and whether the canceller's account of it can be trusted. */
 export interface EchoVerdict {
@@ -22,9 +24,9 @@ export interface EchoVerdict {
    */
   predictedDbfs: number | null;
   /**
-   * What the filter took out of more than half of the last TAKEN_FRAMES frames of hark's words
-   * since the player's stream last (re)started, dB, up to TAKEN_CAP_DB; 0 until known, and while
-   * most of the last few frames of words came through untouched.
+   * What the filter took out of more than half of the last frames of hark's words since the
+   * player's stream last (re)started, dB, capped (see WordLosses); 0 until known, and while most
+   * of the last few frames of words came through untouched.
    */
   takenDb: number;
   /**
@@ -66,66 +68,12 @@ const RECHECK_FRAMES = 12;
  * loopback that resamples, a player restarted with another latency) and it has not caught up.
  * Two measures of it: after a pause, the smoothed loss over the last half second of hark's
  * voice alone must be at least this before the filter is trusted again; and at any time, the
- * median over the last WORD_LOSS_FRAMES frames of hark's words alone (at least
- * WORD_LOSS_MIN_FRAMES of them). A median, because the user talking over hark for a moment (as
- * loud as the echo, so not told apart by level) pulls a mean of powers down at once, and would
- * make their own words count as hark's.
+ * median of the last seconds of hark's words alone (see WordLosses).
  */
 const POOR_LOSS_DB = 10;
-const WORD_LOSS_FRAMES = 120;
-const WORD_LOSS_MIN_FRAMES = 30;
 
 /** The frames a recheck is judged on hold words when what was played in them is at most this far below its mean power (6 dB). */
 const WORDS_BELOW_MEAN = 4;
-/** Smoothing of the echo path's loss per frame while something plays (about half a second), and the frames it needs first. */
-const LOSS_SMOOTHING = 0.03;
-const LOSS_MIN_FRAMES = 30;
-/**
- * A frame this much louder than the echo predicted for it holds more than the echo (the user
- * talking over hark, or an echo path grown louder): it moves the measured loss this many times
- * more slowly. Otherwise the user's first words would make the echo seem as loud as the user,
- * and the rest of what they say would count as hark's own voice. An echo path grown louder is
- * learned all the same, in a few seconds; meanwhile its echo can pause the reply, which stops
- * the echo, but never confirm an interruption.
- */
-const BEYOND_ECHO = 4;
-const BEYOND_ECHO_SLOWER = 10;
-/**
- * Under this, next to nothing of what hark played is heard at the microphone lately: the delay
- * estimator's correlation at the tracked delay (see DelayEstimator.coherence). In the room bench
- * it was 0.01-0.03 (median) with hark's voice 60 dB under the user's, below the room's noise, and
- * 0.28-0.34 with it as loud as the user, whether they talked over it or not. There a frame far
- * over the echo predicted is someone else, and says nothing of the echo path's loudness: learnt
- * from, the user's words made their next words seem hark's own voice (the echo predicted stood
- * at -27 to -41 dBFS where hark's echo was under -80 and the room's noise at -70).
- */
-const ECHO_HEARD_COHERENCE = 0.15;
-/** Reverberation after the direct sound that the prediction covers, ms (20 dB down in a room of RT60 300 ms). */
-const REVERB_MS = 100;
-/**
- * A converged filter takes 15 dB or more out of hark's words. One aligned to an echo path that
- * has since shifted (the sound server ran dry for a moment and plays on later, a player fell
- * behind) takes out next to nothing, or adds its guess of hark's voice where the voice no longer
- * is, and goes on doing so until the delay is measured again, half a second or more. When it
- * left over LITTLE_TAKEN of the microphone's power (took out less than 1 dB) on MISFITS of
- * the last MISFIT_FRAMES frames of hark's words (the user not louder than the echo), it is not
- * trusted again until it cancels well again. In the room bench's first room, with the user
- * talking over hark as loud as its echo, that happened on 2 of 368 such frames while they spoke.
- */
-const LITTLE_TAKEN = 10 ** (-1 / 10);
-const MISFITS = 4;
-const MISFIT_FRAMES = 6;
-/**
- * What a filter not (or no longer) trusted is known to take out of hark's words: the lower
- * median per frame over the last TAKEN_FRAMES frames of words of the player's stream (a talker
- * over hark for fewer frames than half does not lower it), up to TAKEN_CAP_DB. Through a real
- * sound server under load the filter took 3-10 dB out of hark's voice for whole replies without
- * ever being trusted.
- */
-const TAKEN_FRAMES = 16;
-const TAKEN_CAP_DB = 6;
-/** Reference frames quieter than this mean power (about -70 dBFS) tell nothing about the echo path, and echo none. */
-export const REFERENCE_FLOOR = 32768 * 32768 * 1e-7;
 
 export class EchoTrust {
   private converged = false;
@@ -141,28 +89,20 @@ export class EchoTrust {
    * cancelled anything.
    */
   private readonly lately: Powers[] = [];
-  /** Mean power of the microphone and of the reference while something plays, smoothed: their ratio is the echo path's loss. */
-  private path = { mic: 0, reference: 0, frames: 0 };
+  /** How loud the echo may be in each frame. */
+  private readonly path: EchoPath;
   /** Mean power of the microphone and of what the filter left, smoothed over the frames that held only the echo. */
   private echoOnly = { mic: 0, out: 0, frames: 0 };
-  /** How much the filter took out of each of the last frames of hark's words alone, dB, oldest first. */
-  private readonly wordLosses: number[] = [];
-  /** Their median, kept as they change (it is read on every frame); null while there are too few. */
-  private wordLoss: number | null = null;
-  /** The same losses, for the last TAKEN_FRAMES frames of words of the player's stream, and their lower median (see TAKEN_FRAMES). */
-  private readonly streamLosses: number[] = [];
-  private streamLoss = 0;
-  /** Whether the filter took next to nothing out of each of the last frames of hark's words (newest last). */
-  private readonly misfits: boolean[] = [];
-  /** Power of the reference in the last frames (newest last): what echoes into the frame being judged. */
-  private readonly recent: number[] = [];
+  private readonly words = new WordLosses();
 
-  constructor(private readonly options: EchoTrustOptions) {}
+  constructor(options: EchoTrustOptions) {
+    this.path = new EchoPath(options);
+  }
 
   /** A frame in which nothing played can echo. */
   idle(): EchoVerdict {
     this.idleFrames++;
-    this.remember(0);
+    this.path.remember(0);
     return { possible: false, trusted: this.trusted(), predictedDbfs: NO_ECHO_DBFS, lossDb: this.lossDb(), takenDb: 0 };
   }
 
@@ -181,30 +121,31 @@ export class EchoTrust {
     // What the filter did before the pause says nothing of how it cancels now.
     if (this.idleFrames > 0) this.streamRestarted();
     this.idleFrames = 0;
-    this.remember(referencePower);
+    this.path.remember(referencePower);
     if (referencePower >= REFERENCE_FLOOR) {
       this.trained++;
-      const beyond = this.beyondEcho(micPower);
+      const beyond = this.path.beyondEcho(micPower);
       if (!beyond) {
         this.learnLoss(micPower, outPower);
-        if (referencePower >= this.path.reference / WORDS_BELOW_MEAN) {
-          this.learnWordLoss(micPower, outPower);
-          this.noteFit(micPower, outPower);
+        if (referencePower >= this.path.meanReference / WORDS_BELOW_MEAN) {
+          this.words.add(micPower, outPower);
+          // A filter that no longer fits the echo path is not trusted again until it cancels well again.
+          if (this.converged && !this.rechecking && this.words.misfitting()) this.streamRestarted();
         }
       }
       // Before the filter first converges, someone far louder than the echo (the suppressor
       // silencing their first words) says nothing of how well it cancels the echo.
       if (this.converged || !beyond) keepLast(this.lately, { mic: micPower, out: outPower, reference: referencePower });
-      this.learnPath(micPower, referencePower, beyond, coherence);
+      this.path.learn(micPower, referencePower, beyond, coherence);
     }
     this.converged ||= this.trained >= CONVERGED_MIN_FRAMES && (erleDb ?? 0) >= CONVERGED_ERLE_DB && this.cancelsWell();
     if (this.rechecking && this.cancelsWell() && this.heldWords() && !this.cancelsPoorly()) this.rechecking = false;
     return {
       possible: true,
       trusted: this.trusted(),
-      predictedDbfs: this.predictedDbfs(),
+      predictedDbfs: this.path.predictedDbfs(),
       lossDb: this.lossDb(),
-      takenDb: this.takenDb(),
+      takenDb: this.words.takenDb(),
     };
   }
 
@@ -215,8 +156,7 @@ export class EchoTrust {
    */
   streamRestarted(): void {
     this.lately.length = 0;
-    this.misfits.length = 0;
-    this.forgetStreamLosses();
+    this.words.streamRestarted();
     this.rechecking = this.converged;
   }
 
@@ -231,18 +171,14 @@ export class EchoTrust {
     this.trained = 0;
     this.rechecking = false;
     this.lately.length = 0;
-    this.wordLosses.length = 0;
-    this.wordLoss = null;
-    this.misfits.length = 0;
-    this.forgetStreamLosses();
+    this.words.restart();
   }
 
   /** Everything is forgotten, the echo path's loss too (another device). */
   reset(): void {
     this.restart();
-    this.path = { mic: 0, reference: 0, frames: 0 };
+    this.path.reset();
     this.echoOnly = { mic: 0, out: 0, frames: 0 };
-    this.recent.length = 0;
     this.idleFrames = 0;
   }
 
@@ -257,7 +193,7 @@ export class EchoTrust {
    */
   private heldWords(): boolean {
     const mean = this.lately.reduce((sum, frame) => sum + frame.reference, 0) / this.lately.length;
-    return mean >= this.path.reference / WORDS_BELOW_MEAN;
+    return mean >= this.path.meanReference / WORDS_BELOW_MEAN;
   }
 
   /** Over the last half second or so of hark's voice alone, the filter took out less than POOR_LOSS_DB (smoothed powers). */
@@ -268,50 +204,12 @@ export class EchoTrust {
 
   /** Most of the last seconds of hark's words alone, the filter took out less than POOR_LOSS_DB. */
   private wordsCancelledPoorly(): boolean {
-    return this.wordLoss !== null && this.wordLoss < POOR_LOSS_DB;
-  }
-
-  /** A frame of hark's words alone: a filter that took next to nothing out of most of the last few no longer fits the echo path. */
-  private noteFit(micPower: number, outPower: number): void {
-    const misfits = this.misfits;
-    misfits.push(outPower > LITTLE_TAKEN * micPower);
-    if (misfits.length > MISFIT_FRAMES) misfits.shift();
-    if (this.converged && !this.rechecking && misfits.filter(Boolean).length >= MISFITS) this.streamRestarted();
-  }
-
-  private learnWordLoss(micPower: number, outPower: number): void {
-    const losses = this.wordLosses;
-    const loss = 10 * Math.log10((micPower + 1) / (outPower + 1));
-    const stream = this.streamLosses;
-    stream.push(loss);
-    if (stream.length > TAKEN_FRAMES) stream.shift();
-    this.streamLoss =
-      stream.length < TAKEN_FRAMES ? 0 : ([...stream].sort((a, b) => a - b)[TAKEN_FRAMES / 2 - 1] as number);
-    losses.push(loss);
-    if (losses.length > WORD_LOSS_FRAMES) losses.shift();
-    const sorted = losses.length < WORD_LOSS_MIN_FRAMES ? [] : [...losses].sort((a, b) => a - b);
-    this.wordLoss = sorted[Math.floor(sorted.length / 2)] ?? null;
+    const median = this.words.median;
+    return median !== null && median < POOR_LOSS_DB;
   }
 
   private trusted(): boolean {
     return this.converged && !this.rechecking && !this.wordsCancelledPoorly();
-  }
-
-  /** The loudness of the echo path: the microphone's power over the reference's (the user's speech only makes it seem louder). */
-  private learnPath(micPower: number, referencePower: number, beyondEcho: boolean, coherence: number | null): void {
-    // Far over the echo while hark's voice is not heard at all: someone else, nothing of the path.
-    if (beyondEcho && coherence !== null && coherence < ECHO_HEARD_COHERENCE) return;
-    const path = this.path;
-    const a = path.frames === 0 ? 1 : LOSS_SMOOTHING / (beyondEcho ? BEYOND_ECHO_SLOWER : 1);
-    path.mic += a * (micPower - path.mic);
-    path.reference += a * (referencePower - path.reference);
-    path.frames++;
-  }
-
-  /** The frame holds more than the echo predicted for it: someone else is heard too. */
-  private beyondEcho(micPower: number): boolean {
-    const predicted = this.predictedPower();
-    return predicted !== null && micPower > BEYOND_ECHO * predicted;
   }
 
   private learnLoss(micPower: number, outPower: number): void {
@@ -325,38 +223,7 @@ export class EchoTrust {
   private lossDb(): number | null {
     const loss = this.echoOnly;
     if (!this.converged) return null;
-    return this.wordLoss ?? (loss.frames < LOSS_MIN_FRAMES ? null : lossOf(loss));
-  }
-
-  private remember(referencePower: number): void {
-    this.recent.push(referencePower);
-    const keep = Math.ceil((this.options.leadMs + REVERB_MS) / this.options.frameMs) + 1;
-    if (this.recent.length > keep) this.recent.shift();
-  }
-
-  /** The loudest the echo may be in the frame being judged, as mean power; null before the path's loss is known. */
-  private predictedPower(): number | null {
-    const path = this.path;
-    const loudest = Math.max(...this.recent);
-    if (loudest < REFERENCE_FLOOR) return 0;
-    if (path.frames < LOSS_MIN_FRAMES || path.reference <= 0) return null;
-    return (loudest * path.mic) / path.reference;
-  }
-
-  private predictedDbfs(): number | null {
-    const predicted = this.predictedPower();
-    return predicted === null ? null : Math.max(NO_ECHO_DBFS, 10 * Math.log10((predicted + 1e-9) / (32768 * 32768)));
-  }
-
-  /** See EchoVerdict.takenDb. */
-  private takenDb(): number {
-    const fits = this.misfits.filter(Boolean).length < MISFITS;
-    return fits ? Math.max(0, Math.min(this.streamLoss, TAKEN_CAP_DB)) : 0;
-  }
-
-  private forgetStreamLosses(): void {
-    this.streamLosses.length = 0;
-    this.streamLoss = 0;
+    return this.words.median ?? (loss.frames < LOSS_MIN_FRAMES ? null : lossOf(loss));
   }
 }
 
