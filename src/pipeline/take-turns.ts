@@ -78,16 +78,21 @@ export function takeTurns(
       turn.start.next(transcript);
       turn.start.complete();
     };
+    /** A guess whose utterance ended otherwise (refused, or heard as nothing) can never sound. */
+    const dropGuessOf = (utteranceId: number): void =>
+      cut('retracted', (turn) => !turn.started && turn.utteranceId === utteranceId);
     const onVerdict = (verdict: GateEvent): void => {
       if (verdict.type === 'stop') {
         if (!options.queue) cut('stop');
         return;
       }
+      if (verdict.type === 'ignored' && !verdict.transcript.tentative) dropGuessOf(verdict.transcript.utteranceId);
       if (verdict.type !== 'query' || verdict.query.transcript.tentative) return;
       if (isConfirmationOfHeld(verdict.query.transcript)) confirm(verdict.query.transcript);
       else if (!options.queue) cut('query');
     };
     const onText = (heard: { utteranceId: number; text: string }): void => {
+      if (heard.text === '') dropGuessOf(heard.utteranceId);
       const text = running?.utteranceId === heard.utteranceId ? running.text : undefined;
       text?.next(heard.text);
       text?.complete();
@@ -96,7 +101,8 @@ export function takeTurns(
     // anew on the way to each reply request) and before the turns themselves: a verdict cuts
     // the turn it ends before it is queued as the next.
     const listeners = merge(
-      verdicts.pipe(tap(onVerdict)),
+      // Once the verdicts end (the input has), nothing is left to confirm a guess.
+      verdicts.pipe(tap({ next: onVerdict, complete: () => cut('retracted', (turn) => !turn.started) })),
       options.shutdown.pipe(tap(() => cut('shutdown'))),
       (options.stops ?? EMPTY).pipe(tap(() => cut('control'))),
       options.retractions.pipe(

@@ -165,6 +165,37 @@ describe('takeTurns', () => {
     expect(told).toEqual(['one: cut by retracted', 'one more: 1 dropped before']);
   });
 
+  it('a guess still held when the input ends is dropped, and the turns end', () => {
+    const told = testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const replies = { one: cold('-a-b|') };
+      const { answer, told } = answering(replies);
+      const verdicts = hot('-g---|', { g: query(1, 'one', { tentative: true }) });
+      expectObservable(heard(verdicts.pipe(takeTurns(answer, options())))).toBe('-----|');
+      expectSubscriptions(replies.one.subscriptions).toBe('-^---!');
+      return told;
+    });
+    expect(told).toEqual(['one: cut by retracted']);
+  });
+
+  it('a guess whose utterance the gate then refuses, or heard as nothing, is dropped at once', () => {
+    const told = testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const replies = { one: cold('-a-b|'), two: cold('-x-------|') };
+      const { answer, told } = answering(replies);
+      const refused: GateEvent = { type: 'ignored', reason: 'not for hark', transcript: transcript('one') };
+      const verdicts = hot('-g--r--h-------|', {
+        g: query(1, 'one', { tentative: true }),
+        r: { ...refused, transcript: { ...refused.transcript, utteranceId: 1 } } as GateEvent,
+        h: query(2, 'two', { tentative: true }),
+      });
+      const texts = hot('-----------e', { e: { utteranceId: 2, text: '' } });
+      expectObservable(heard(verdicts.pipe(takeTurns(answer, options({ texts }))))).toBe('---------------|');
+      expectSubscriptions(replies.one.subscriptions).toBe('-^--!');
+      expectSubscriptions(replies.two.subscriptions).toBe('-------^---!');
+      return told;
+    });
+    expect(told).toEqual(['one: cut by retracted', 'two: cut by retracted']);
+  });
+
   it('a guess while a turn is under way starts nothing', () => {
     testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const replies = { one: cold('-a-b-c|'), guess: cold('-x|') };
