@@ -46,6 +46,13 @@ const CARRY_AFTER_IDLE_MS = 500;
  * filter still adapting comes out a little louder than heard; that is left as it is.
  */
 const ADDED_ECHO = 4;
+/**
+ * The least lead, ms. An echo may reach the microphone a little before the player's clock says
+ * it sounded (the delay is then estimated at about zero): the reference is read ahead of the
+ * capture time by the lead, so the filter still holds it, and a delay that jitters around zero
+ * is followed rather than re-aligned on every estimate.
+ */
+const MIN_LEAD_MS = 5;
 /** Microphone audio kept to train the filter again after it was re-aligned, ms. */
 const REPLAY_MS = 1500;
 
@@ -232,7 +239,7 @@ export class AcousticEchoCanceller {
     const estimate = this.estimator.estimate();
     if (!estimate) return;
     const gap = estimate.delayMs - this.leadMs - this.shiftMs;
-    if (Math.abs(gap) <= this.options.leadMs / 2 && this.shiftMs + gap >= 0) {
+    if (Math.abs(gap) <= this.options.leadMs / 2) {
       const slew = (MAX_SLEW_MS_PER_S * frameMs) / 1000;
       this.shiftMs += Math.max(-slew, Math.min(slew, gap));
       return;
@@ -294,7 +301,7 @@ function power(frame: Int16Array): number {
   return sum / frame.length;
 }
 
-/** The configured lead, or half the delay when the delay is shorter than twice the lead (the shift stays above zero). */
+/** The configured lead, or half the delay when the delay is shorter than twice the lead, and never below MIN_LEAD_MS. */
 function leadFor(delayMs: number, leadMs: number): number {
-  return Math.min(leadMs, delayMs / 2);
+  return Math.min(leadMs, Math.max(MIN_LEAD_MS, delayMs / 2));
 }

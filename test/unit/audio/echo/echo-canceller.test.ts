@@ -27,7 +27,11 @@ function powerDb(samples: Int16Array, from: number, to: number): number {
  * hark plays a 24 kHz reply through a tapped player from t = 1000 ms; the room (delay unknown
  * to hark) brings it to the microphone, whose frames are captured from t = 0.
  */
-async function scene(delayMs: number, user?: Int16Array, { soundsUntilMs = Infinity, snrDb = 40 } = {}) {
+async function scene(
+  delayMs: number,
+  user?: Int16Array,
+  { soundsUntilMs = Infinity, snrDb = 40, captureLateMs = 0 } = {},
+) {
   const aec = await load();
   let now = 1000;
   const player = new FakePlayer(24000, () => now);
@@ -39,7 +43,7 @@ async function scene(delayMs: number, user?: Int16Array, { soundsUntilMs = Infin
   const out = new Int16Array(mic.length);
   for (let at = 0; at + FRAME <= mic.length; at += FRAME) {
     now = at / 16;
-    out.set(aec.cancel(mic.subarray(at, at + FRAME), at / 16), at);
+    out.set(aec.cancel(mic.subarray(at, at + FRAME), at / 16 + captureLateMs), at);
   }
   return { aec, mic, out };
 }
@@ -59,6 +63,18 @@ describe('AcousticEchoCanceller: the reference on the player clock, the delay es
       expect(state.adapted).toBe(true);
     });
   }
+
+  it('cancels an echo that seems to come a sample early without starting the filter over on every frame', async () => {
+    // The microphone's frames stamped 1.7 ms early: the echo comes at about the time its reference
+    // says it sounded, and the delay is estimated a fraction of a sample below zero.
+    const { aec, mic, out } = await scene(0, undefined, { captureLateMs: -1.7 });
+    const from = 16000 * 4;
+    const to = 16000 + reply16k.length;
+    expect(powerDb(mic, from, to) - powerDb(out, from, to)).toBeGreaterThan(15);
+    // Before: an estimate a sample below zero gave a lead below zero, and every frame re-aligned (and replayed 1.5 s).
+
+    expect(aec.realignments).toBeLessThan(5);
+  });
 
   it('keeps the user talking over the echo', async () => {
     const user = new Int16Array(reply16k.length + 16000 * 2);
