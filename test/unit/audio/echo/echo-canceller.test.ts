@@ -72,7 +72,6 @@ describe('AcousticEchoCanceller: the reference on the player clock, the delay es
     const to = 16000 + reply16k.length;
     expect(powerDb(mic, from, to) - powerDb(out, from, to)).toBeGreaterThan(15);
     // Before: an estimate a sample below zero gave a lead below zero, and every frame re-aligned (and replayed 1.5 s).
-
     expect(aec.realignments).toBeLessThan(5);
   });
 
