@@ -4,6 +4,7 @@ import { DelayDrift } from './delay-drift.js';
 import { DelayEstimator } from './delay-estimator.js';
 import { EchoReference } from './echo-reference.js';
 import { EchoTrust, type EchoVerdict } from './echo-trust.js';
+import { leadFor } from './lead.js';
 import { SpeexCanceller, type SpeexCancellerState } from './speex-canceller.js';
 
 /** Frame of the canceller: 16 ms at 16 kHz, two to a VAD frame. */
@@ -46,13 +47,6 @@ const CARRY_AFTER_IDLE_MS = 500;
  * filter still adapting comes out a little louder than heard; that is left as it is.
  */
 const ADDED_ECHO = 4;
-/**
- * The least lead, ms. An echo may reach the microphone a little before the player's clock says
- * it sounded (the delay is then estimated at about zero): the reference is read ahead of the
- * capture time by the lead, so the filter still holds it, and a delay that jitters around zero
- * is followed rather than re-aligned on every estimate.
- */
-const MIN_LEAD_MS = 5;
 /** Microphone audio kept to train the filter again after it was re-aligned, ms. */
 const REPLAY_MS = 1500;
 
@@ -299,9 +293,4 @@ function power(frame: Int16Array): number {
   let sum = 0;
   for (let i = 0; i < frame.length; i++) sum += (frame[i] as number) * (frame[i] as number);
   return sum / frame.length;
-}
-
-/** The configured lead, or half the delay when the delay is shorter than twice the lead, and never below MIN_LEAD_MS. */
-function leadFor(delayMs: number, leadMs: number): number {
-  return Math.min(leadMs, Math.max(MIN_LEAD_MS, delayMs / 2));
 }
