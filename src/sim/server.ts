@@ -94,6 +94,11 @@ export class SimServer extends EventEmitter<{ request: [SimRequest] }> {
     return this.ctx.voiceEngine;
   }
 
+  /** What it speaks with from the next request on. */
+  set voiceEngine(engine: VoiceEngine) {
+    this.ctx.voiceEngine = engine;
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

@@ -3,6 +3,7 @@ import { readWavInfo } from '../../../src/audio/wav-header.js';
 import { mp3DurationMs } from '../../../src/audio/mp3-duration.js';
 import { rms, samplesOf } from '../../../src/audio/pcm.js';
 import { RequestValidationError } from '../../../src/contract/validation-error.js';
+import { renderSynthetic } from '../../../src/sim/voice.js';
 import { collect, startTestService, type TestService } from '../../helpers/service.js';
 import { toneWav, wavDataUrl } from '../../helpers/audio.js';
 
@@ -67,6 +68,29 @@ describe('speech client against the stand-in', () => {
     });
     expect(contentType).toBe('audio/mpeg');
     expect(mp3DurationMs(audio)).toBeGreaterThan(300);
+  });
+
+  it('speaks with the voice it was switched to from the next request on', async () => {
+    const switched = await startTestService({ voice: 'espeak' });
+    try {
+      switched.sim.voiceEngine = 'synthetic';
+      const { audio } = await switched.speech.synthesize({
+        input: 'Switched.',
+        response_format: 'pcm',
+        sample_rate: 16000,
+      });
+      const synthetic = renderSynthetic({
+        text: 'Switched.',
+        sampleRateHz: 16000,
+        speed: 1,
+        volume: 1,
+        pitch: 1,
+        voice: undefined,
+      });
+      expect(samplesOf(audio)).toEqual(synthetic);
+    } finally {
+      await switched.close();
+    }
   });
 
   it('returns raw PCM with audio/pcm', async () => {
