@@ -18,22 +18,11 @@ import { BEHIND_EVENTS, HarkProcess, type Build, type Memory } from './board-har
 import { asItIs, resampledTo, room, writeWav, type Piece } from './board-audio.js';
 import { locate, mixFrom, mixLength, msOfMix, pauseStarts, pauses, sounding, voiceStarts } from './board-mix.js';
 import { withoutReadAt } from './board-wake.js';
+import { DELAYS, REPLY, STORY, script, storyVoice } from './board-stand-in.js';
 import { RemoteSim } from './sim-client.js';
 import { MIX_RATE, feedBack, play, recordMix, startSoundServer, type SoundServer } from './sound-server.js';
 import { RATE } from './wake-audio.js';
 
-/** The stand-in's delays, as in the latency bench (its synthetic voice: espeak-ng's rendering would take longer the busier the machine). */
-export const DELAYS = {
-  transcriptionDelayMs: 100,
-  ttftMs: 200,
-  tokensPerSecond: 1000,
-  ttsFirstByteMs: 150,
-  ttsRealtimeFactor: 4,
-};
-const REPLY = 'Yes, of course, that is right.';
-/** One long sentence: the synthetic voice pauses 60 ms between words, 280 ms only after a sentence. */
-const STORY =
-  'Once upon a time a small robot lived in a lighthouse by the sea, and every night it climbed the stairs, trimmed the wick, wound the clockwork and watched the ships go by, counting their lights one by one, until the morning came and the gulls woke up and the fishermen went out again';
 /** Speech over hark's voice as loud as the user's (hark leaves at about -17 dBFS, the clips are about -25 dBFS). */
 const ECHO_GAIN_DB = -8;
 
@@ -183,6 +172,7 @@ export async function roomRun(build: Build, percent: number | undefined, plan: R
       }
       result.turns.push(await turn(hark, sim, server, mix.path, question, clip(`question-${i}`, question.samples)));
     }
+    await sim.voice(storyVoice());
     const unplug = feedBack(server, 'hark_speaker', 'hark_mic_feed', ECHO_GAIN_DB);
     try {
       for (const [i, name] of plan.interruptions.entries()) {
@@ -228,18 +218,6 @@ async function settle(hark: HarkProcess): Promise<void> {
   const behind = hark.lines.findLastIndex((l) => l.event === 'listen.behind');
   if (behind >= 0) await hark.event('listen.caught-up', 60_000, behind);
   await wait(2000);
-}
-
-/**
- * What the stand-in answers next. hark may send what it heard before the question's end (the
- * wake word alone, at the pause after it) and take it back: each is scripted a few times over.
- */
-async function script(sim: RemoteSim, transcript: string, reply: string): Promise<void> {
-  await sim.reset();
-  for (let i = 0; i < 3; i++) {
-    await sim.transcript(transcript);
-    await sim.reply({ text: reply });
-  }
 }
 
 interface Clip {

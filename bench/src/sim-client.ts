@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { SimOptions } from '../../dist/sim/server.js';
 import type { ReplyScript, TranscriptScript } from '../../dist/sim/script.js';
+import type { VoiceEngine } from '../../dist/sim/voice.js';
 
 export interface RemoteRequest {
   endpoint: string;
@@ -44,6 +45,11 @@ export class RemoteSim {
 
   transcript(...texts: (string | TranscriptScript)[]): Promise<unknown> {
     return this.ask({ type: 'transcript', texts });
+  }
+
+  /** What the stand-in speaks with from its next request on. */
+  voice(engine: VoiceEngine): Promise<unknown> {
+    return this.ask({ type: 'voice', engine });
   }
 
   reset(): Promise<unknown> {

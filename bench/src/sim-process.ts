@@ -4,12 +4,14 @@
  */
 import { startSim, type SimOptions } from '../../dist/sim/server.js';
 import type { ReplyScript, TranscriptScript } from '../../dist/sim/script.js';
+import type { VoiceEngine } from '../../dist/sim/voice.js';
 
 type Command =
   | { type: 'reply'; replies: ReplyScript[] }
   | { type: 'transcript'; texts: (string | TranscriptScript)[] }
   | { type: 'requests' }
-  | { type: 'reset' };
+  | { type: 'reset' }
+  | { type: 'voice'; engine: VoiceEngine };
 
 const options = JSON.parse(process.argv[2] ?? '{}') as SimOptions;
 const sim = await startSim(options);
@@ -17,6 +19,7 @@ process.send?.({ type: 'ready', url: sim.url, apiKey: sim.apiKey });
 process.on('message', (command: Command) => {
   if (command.type === 'reply') sim.script.reply(...command.replies);
   else if (command.type === 'transcript') sim.script.transcript(...command.texts);
+  else if (command.type === 'voice') sim.voiceEngine = command.engine;
   else if (command.type === 'reset') {
     sim.script.clear();
     sim.requests.length = 0;
