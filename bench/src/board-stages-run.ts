@@ -3,12 +3,12 @@
  * onnxruntime-node in one process would share one native library.
  */
 import './as-hark-runs.js';
-import { stageCpu } from './board-stages.js';
+import { stageSplit, type StageAudio } from './board-stages.js';
 
-process.once('message', (audio: { silence: Int16Array; speech: Int16Array }) => {
+process.once('message', (audio: StageAudio) => {
   void (async () => {
     const build = { name: 'measured', root: process.argv[2] as string };
-    process.send?.({ silence: await stageCpu(build, audio.silence), speech: await stageCpu(build, audio.speech) });
+    process.send?.(await stageSplit(build, audio));
     process.disconnect?.();
   })();
 });

@@ -4,6 +4,10 @@
  * over the audio the room run played, 512-sample frames one at a time as from a microphone, each
  * stage on its own: the echo canceller (hark's cancelEcho, nothing played), Silero VAD, the live
  * wake-word detector. Process CPU time (all threads, onnxruntime's too) over the audio's length.
+ *
+ * Speech is measured twice: as the first speech a fresh hark hears (V8 and onnxruntime still
+ * compiling and planning what speech runs: a cost paid once), and steady, as a daemon hears it
+ * after other speech.
  */
 import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -25,6 +29,20 @@ import { RATE } from './wake-audio.js';
 const FRAME = 512;
 const FRAME_MS = (FRAME / RATE) * 1000;
 const WARM_UP_MS = 3000;
+
+/** The audio each figure is measured over; `before`: other speech heard first, for the steady figure. */
+export interface StageAudio {
+  silence: Int16Array;
+  speech: Int16Array;
+  before: Int16Array;
+}
+
+/** % of one core per stage: in a quiet room, in the first speech heard, and in speech heard after other speech. */
+export interface StageSplit {
+  silence: StageCpu;
+  speech: StageCpu;
+  steady: StageCpu;
+}
 
 export type Stage = 'echo canceller' | 'Silero VAD' | 'wake word';
 export const STAGES: Stage[] = ['echo canceller', 'Silero VAD', 'wake word'];
@@ -50,11 +68,12 @@ async function modules(build: Build) {
 
 type Modules = Awaited<ReturnType<typeof modules>>;
 
-/** Calls `each` on every frame of the room and then of `audio`; the CPU of the latter, % of one core. */
-async function timed(audio: Int16Array, each: (frame: Int16Array, atMs: number) => unknown): Promise<number> {
-  const warmUp = room(WARM_UP_MS);
+type Each = (frame: Int16Array, atMs: number) => unknown;
+
+/** Calls `each` on every frame of `heard` and then of `audio`; the CPU of the latter, % of one core. */
+async function timed(heard: Int16Array, audio: Int16Array, each: Each): Promise<number> {
   let atMs = 0;
-  for (let i = 0; i + FRAME <= warmUp.length; i += FRAME) await each(warmUp.subarray(i, i + FRAME), (atMs += FRAME_MS));
+  for (let i = 0; i + FRAME <= heard.length; i += FRAME) await each(heard.subarray(i, i + FRAME), (atMs += FRAME_MS));
   const before = process.cpuUsage();
   let frames = 0;
   for (let i = 0; i + FRAME <= audio.length; i += FRAME, frames++) {
@@ -64,7 +83,7 @@ async function timed(audio: Int16Array, each: (frame: Int16Array, atMs: number) 
   return ((used.user + used.system) / 1000 / (frames * FRAME_MS)) * 100;
 }
 
-async function echoStage(m: Modules, audio: Int16Array): Promise<number> {
+async function echoStage(m: Modules, heard: Int16Array, audio: Int16Array): Promise<number> {
   const config = m.config.defaultConfig();
   const canceller = await m.echo.AcousticEchoCanceller.load({
     ...config.echo,
@@ -74,28 +93,28 @@ async function echoStage(m: Modules, audio: Int16Array): Promise<number> {
   const frames = new Subject<Frame>();
   const subscription = frames.pipe(m.cancelEcho.cancelEcho(canceller, RATE, m.logger.silentLogger)).subscribe();
   try {
-    return await timed(audio, (samples, atMs) => frames.next({ samples, capturedAt: atMs }));
+    return await timed(heard, audio, (samples, atMs) => frames.next({ samples, capturedAt: atMs }));
   } finally {
     subscription.unsubscribe();
     canceller.close();
   }
 }
 
-async function sileroStage(m: Modules, audio: Int16Array): Promise<number> {
+async function sileroStage(m: Modules, heard: Int16Array, audio: Int16Array): Promise<number> {
   const { vad } = m.config.defaultConfig();
   const silero = await m.silero.SileroVad.load({ capDbfs: vad.energyGateDbfs, marginDb: vad.gateMarginDb });
   try {
-    return await timed(audio, (frame) => silero.probability(frame));
+    return await timed(heard, audio, (frame) => silero.probability(frame));
   } finally {
     await silero.close();
   }
 }
 
-async function wakeStage(m: Modules, audio: Int16Array): Promise<number> {
+async function wakeStage(m: Modules, heard: Int16Array, audio: Int16Array): Promise<number> {
   const { wake } = m.config.defaultConfig();
   const detector = await m.wake.OpenWakeWord.load({ ...wake, ...m.wakeSettings.LIVE_DETECTOR });
   try {
-    return await timed(audio, async (frame) => {
+    return await timed(heard, audio, async (frame) => {
       detector.push(frame);
       await detector.drain();
     });
@@ -104,27 +123,36 @@ async function wakeStage(m: Modules, audio: Int16Array): Promise<number> {
   }
 }
 
-/** Each stage's CPU over `audio` (16 kHz), for one build. */
-export async function stageCpu(build: Build, audio: Int16Array): Promise<StageCpu> {
-  const m = await modules(build);
+/** Each stage's CPU over `audio` (16 kHz) after `heard`, for one build, each stage a fresh instance. */
+async function stageCpu(m: Modules, heard: Int16Array, audio: Int16Array): Promise<StageCpu> {
   return {
-    'echo canceller': await echoStage(m, audio),
-    'Silero VAD': await sileroStage(m, audio),
-    'wake word': await wakeStage(m, audio),
+    'echo canceller': await echoStage(m, heard, audio),
+    'Silero VAD': await sileroStage(m, heard, audio),
+    'wake word': await wakeStage(m, heard, audio),
   };
 }
 
-/** Each stage's CPU in silence and in speech, for one build, in a process of its own. */
-export function stageCpuApart(
-  build: Build,
-  audio: { silence: Int16Array; speech: Int16Array },
-): Promise<{ silence: StageCpu; speech: StageCpu }> {
+/** Every figure of the split for one build, in this order: silence, the first speech, steady speech. */
+export async function stageSplit(build: Build, audio: StageAudio): Promise<StageSplit> {
+  const m = await modules(build);
+  const warmUp = room(WARM_UP_MS);
+  const silence = await stageCpu(m, warmUp, audio.silence);
+  const speech = await stageCpu(m, warmUp, audio.speech);
+  const heard = new Int16Array(audio.before.length + 2 * warmUp.length);
+  heard.set(warmUp);
+  heard.set(audio.before, warmUp.length);
+  heard.set(warmUp, warmUp.length + audio.before.length);
+  return { silence, speech, steady: await stageCpu(m, heard, audio.speech) };
+}
+
+/** The split for one build, in a process of its own. */
+export function stageSplitApart(build: Build, audio: StageAudio): Promise<StageSplit> {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(new URL('./board-stages-run.js', import.meta.url)), [build.root], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
     });
-    child.once('message', (m) => resolve(m as { silence: StageCpu; speech: StageCpu }));
+    child.once('message', (m) => resolve(m as StageSplit));
     child.once('error', reject);
     child.once(
       'exit',

@@ -24,7 +24,7 @@ import { memoryRun } from './board-memory.js';
 import { runAll, type Job } from './board-pool.js';
 import { report, type BuildResult } from './board-report.js';
 import { roomRun, type RoomPlan } from './board-room.js';
-import { stageCpuApart } from './board-stages.js';
+import { stageSplitApart } from './board-stages.js';
 import { wakeRun, type WakeRun } from './board-wake.js';
 import { fixture } from './fixtures.js';
 import { RemoteSim } from './sim-client.js';
@@ -150,7 +150,10 @@ export async function benchBoard(): Promise<void> {
   }));
   const silence = room(PLAN.windowMs);
   const window = speech.subarray(16_000, 16_000 + (PLAN.windowMs / 1000) * 16_000);
-  for (const result of results) result.stages = await stageCpuApart(result.build, { silence, speech: window });
+  // Other speech for the steady figure: the monologue from 40 s on (the window is from 1 s on, at most 20 s long).
+  const before = overRoom([{ samples: monologue.subarray(40 * 16_000), atMs: 0 }], PLAN.windowMs);
+  for (const result of results)
+    result.stages = await stageSplitApart(result.build, { silence, speech: window, before });
   for (const [i, memory] of (await memories).entries()) (results[i] as BuildResult).memory = memory;
   report(results, {
     quick: QUICK,
