@@ -34,8 +34,9 @@ export interface WakeGateContext {
  * only when a wake word ended inside them (cut where it ended, so the command is what follows),
  * in the follow-up window, or while hark is busy (unless barge-in needs the wake word too).
  * Speech heard otherwise becomes `no-wake-word` and is never sent anywhere. Every other event
- * passes in order; an utterance waits until the detector has scored all audio up to it. A
- * detector that cannot hear (see WakeWordDetector.failedToLoad) lets every utterance through.
+ * passes in order; an utterance in which no wake word was heard yet waits until the detector
+ * has scored all audio up to it. A detector that cannot hear (see WakeWordDetector.failedToLoad)
+ * lets every utterance through.
  */
 export function wakeGate(
   options: WakeGateOptions,
@@ -46,10 +47,13 @@ export function wakeGate(
       const heard: WakeWordDetection[] = [];
       const listening = new Subscription();
       listening.add(options.detector.detections.subscribe((detection) => heard.push(detection)));
+      const heardIn = (utterance: Utterance): WakeWordDetection | undefined => {
+        const startMs = utterance.endMs - (utterance.samples.length / utterance.sampleRateHz) * 1000;
+        return heard.filter((d) => d.endMs >= startMs && d.endMs <= utterance.endMs).at(-1);
+      };
       const decide = (utterance: Utterance, now: WakeGateContext, type: 'utterance' | 'tentative'): ListenEvent[] => {
         if (options.detector.failedToLoad) return [{ type, utterance }];
-        const startMs = utterance.endMs - (utterance.samples.length / utterance.sampleRateHz) * 1000;
-        const wake = heard.filter((d) => d.endMs >= startMs && d.endMs <= utterance.endMs).at(-1);
+        const wake = heardIn(utterance);
         if (wake && type === 'utterance') heard.splice(0, heard.indexOf(wake) + 1);
         const open = now.followUp || (now.state !== 'listening' && options.bargeIn === 'any-speech');
         if (!wake && !open)
@@ -64,7 +68,9 @@ export function wakeGate(
         withLatestFrom(context),
         concatMap(([event, now]) => {
           if (event.type !== 'utterance' && event.type !== 'tentative') return of(event);
-          const drained = options.detector.drain();
+          // A wake word heard in it already decides: a detector behind the microphone (a slow
+          // board, after scoring the wake word finely) is not waited for to score the rest.
+          const drained = heardIn(event.utterance) ? undefined : options.detector.drain();
           const decided = (): ListenEvent[] => decide(event.utterance, now, event.type);
           return drained ? from(drained).pipe(concatMap(decided)) : of(...decided());
         }),

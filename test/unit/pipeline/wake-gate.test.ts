@@ -6,14 +6,14 @@ import type { WakeWordDetection, WakeWordDetector } from '../../../src/pipeline/
 import { wakeGate, type WakeGateContext, type WakeGateOptions } from '../../../src/pipeline/wake-gate.js';
 import { testScheduler } from '../../helpers/marbles.js';
 
-/** A detector whose detections the test gives, all audio scored at once. */
-function detector(detections: Observable<WakeWordDetection>, failedToLoad = false): WakeWordDetector {
+/** A detector whose detections the test gives, all audio scored at once (or, `behind`, never all of it). */
+function detector(detections: Observable<WakeWordDetection>, failedToLoad = false, behind = false): WakeWordDetector {
   return {
     models: ['hey_jarvis'],
     push: () => undefined,
     detections,
     scores: NEVER,
-    drain: () => undefined,
+    drain: () => (behind ? new Promise<void>(() => undefined) : undefined),
     reset: () => undefined,
     close: async () => undefined,
     failedToLoad,
@@ -137,6 +137,17 @@ describe('wakeGate', () => {
         g: 'tentative 1: 600 ms from 300',
         u: 'utterance 1: 700 ms from 300',
         h: 'kept 2 (guess)',
+      });
+    });
+  });
+
+  it('a wake word already heard goes on at once; without one, the gate waits for the detector to catch up', () => {
+    testScheduler().run(({ hot, expectObservable }) => {
+      const events = hot('--u-v', { u: said(1, 0, 1000), v: said(2, 1200, 2000) });
+      // Behind the microphone: it has scored the first utterance's wake word, and never the rest.
+      const wake = detector(hot('-d', { d: heyJarvis(300) }), false, true);
+      expectObservable(gate(events, wake, hot('c', { c: LISTENING }))).toBe('--u', {
+        u: 'utterance 1: 700 ms from 300',
       });
     });
   });
