@@ -107,6 +107,11 @@ export class WakeDecider {
     ];
   }
 
+  /** Stream time before which no step can start a detection: the refractory period after the last one. */
+  get quietUntilMs(): number {
+    return this.blockedUntilMs;
+  }
+
   reset(): void {
     this.frames.length = 0;
     this.recent.length = 0;

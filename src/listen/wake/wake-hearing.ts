@@ -151,10 +151,23 @@ export class WakeHearing {
     const denoise = this.denoising ? denoiser : undefined;
     const input = denoise ? denoise.process(segment) : segment;
     const lagMs = denoise ? denoise.latencySamples * MS_PER_SAMPLE : 0;
+    const firstSample = startSample - heardOnly * stepSamples;
+    this.calmWhileRefractory(this.scorer, firstSample * MS_PER_SAMPLE - lagMs);
     const scored = await this.scorer.next(input, heardOnly, interrupted);
     if (interrupted()) return;
-    const firstSample = startSample - heardOnly * stepSamples;
     scored.forEach((step, i) => this.decide(step, (firstSample + (i + 1) * stepSamples) * MS_PER_SAMPLE, lagMs));
+    this.calmWhileRefractory(this.scorer, (firstSample + scored.length * stepSamples) * MS_PER_SAMPLE - lagMs);
+  }
+
+  /**
+   * The steps after `scoredToMs` that cannot make a detection (the decider's refractory period
+   * after one) are not looked at closer: on a slow board that work put the detector seconds
+   * behind at every wake word, and the command waited for it.
+   */
+  private calmWhileRefractory(scorer: WakeScorer, scoredToMs: number): void {
+    const stepMs = this.parts.stepSamples * MS_PER_SAMPLE;
+    const steps = Math.ceil((this.parts.decider.quietUntilMs - scoredToMs) / stepMs) - 1;
+    if (steps > 0) scorer.calm(steps);
   }
 
   /** A step's scores to the decider; the denoised audio lags what was pushed by `lagMs`, which detections wait for. */

@@ -49,6 +49,8 @@ export class WakeScorer {
   /** How far before a step's end (mel frames) each stream of windows between steps ends. */
   private readonly offsets: number[];
   private closerUntilStep = -1;
+  /** Steps up to this one cannot make a detection (see `calm`): none is looked at closer. */
+  private calmUntilStep = -1;
   private readonly closerSteps: number;
   private readonly warmupSteps: number;
   /** Steps given since the stretch began (heard only or scored). */
@@ -114,8 +116,9 @@ export class WakeScorer {
         continue;
       }
       const scores = await this.classifyAll((frames) => this.classifierInput(frames));
-      if (scores.some((score) => score >= this.lookCloserAt)) this.closerUntilStep = step + this.closerSteps;
-      if (step <= this.closerUntilStep && this.offsets.length > 0) {
+      if (step > this.calmUntilStep && scores.some((score) => score >= this.lookCloserAt))
+        this.closerUntilStep = step + this.closerSteps;
+      if (step <= this.closerUntilStep && step > this.calmUntilStep && this.offsets.length > 0) {
         const closer = await this.scoresBetween(step, steps - 1 - s);
         for (let i = 0; i < scores.length; i++) scores[i] = Math.max(scores[i] as number, closer[i] as number);
       }
@@ -123,6 +126,15 @@ export class WakeScorer {
       out.push({ scores, loudness: stepLoudness });
     }
     return out;
+  }
+
+  /**
+   * The next `steps` steps cannot make a detection (the decider's refractory period after one):
+   * they are scored at their steps alone, as the windows between steps would change nothing.
+   */
+  calm(steps: number): void {
+    this.calmUntilStep = Math.max(this.calmUntilStep, this.step - 1 + steps);
+    this.closerUntilStep = Math.min(this.closerUntilStep, this.step - 1);
   }
 
   /** Every model's scores on the classifier inputs `input` gives for each classifier's number of frames. */

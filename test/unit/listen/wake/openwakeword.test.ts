@@ -151,6 +151,36 @@ describe('OpenWakeWord streaming', () => {
     expect(Math.abs(apart - (said.length + at(800)) / 16)).toBeLessThan(100);
   });
 
+  it('after a wake word, looks no closer at what cannot be another one (the refractory period), and hears the same', async () => {
+    const said = audio.slice(at(jarvis.wakeStartMs - 300), at(jarvis.commandEndMs + 200));
+    const twice = new Int16Array(said.length * 2 + at(800));
+    twice.set(said, 0);
+    twice.set(said, said.length + at(800));
+    const ort = await import('onnxruntime-node');
+    const sessionClass = ort.InferenceSession as unknown as { prototype: Ort.InferenceSession };
+    /** The detections, and how many windows the embedding model embedded (its input is 76 x 32 frames a window). */
+    const heard = async (refractoryMs: number) => {
+      const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, refractoryMs, maxBatchSteps: 4 });
+      const run = vi.spyOn(sessionClass.prototype, 'run');
+      const found = await listen(detector, twice);
+      const windows = run.mock.calls
+        .map(([feeds]) => Object.values(feeds)[0]?.dims ?? [])
+        .filter((dims) => dims.length === 4)
+        .reduce((sum, dims) => sum + (dims[0] ?? 0), 0);
+      run.mockRestore();
+      await detector.close();
+      return { found, windows };
+    };
+    const once = await heard(4000);
+    const both = await heard(1000);
+    expect(once.found).toHaveLength(1);
+    expect(both.found).toHaveLength(2);
+    expect(once.found[0]).toEqual(both.found[0]);
+    // The second wake word, within the longer refractory period, is scored at its steps alone:
+    // none of the 48 windows between steps that looking closer first embeds (here 151 against 208).
+    expect(once.windows).toBeLessThan(both.windows - 40);
+  });
+
   it('ignores what is pushed after close, and completes its streams', async () => {
     const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options });
     let completed = false;
