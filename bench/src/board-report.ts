@@ -6,7 +6,7 @@ import { stageRows } from './board-stage-rows.js';
 import type { StageSplit } from './board-stages.js';
 import type { WakeRun } from './board-wake.js';
 import { CORES } from './cpu-cores.js';
-import { median, percentile, round, table, writeResult } from './stats.js';
+import { median, met, percentile, round, table, writeResult } from './stats.js';
 
 export interface ShareResult {
   /** % of one core; undefined: uncapped. */
@@ -34,7 +34,6 @@ const TARGETS = {
   peakMiB: 120,
 };
 
-const met = (ok: boolean): string => (ok ? 'met' : 'MISSED');
 const ms = (v: number): string => (Number.isFinite(v) ? `${Math.round(v)}` : '-');
 const signed = (v: number, unit: string): string =>
   Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${round(v, 1)}${unit}` : '-';

@@ -1,12 +1,10 @@
 /** The small-board bench's rows of the listening path's CPU, split by stage (see board-stages.ts). */
 import type { BuildResult } from './board-report.js';
 import { STAGES, type StageCpu, type StageSplit } from './board-stages.js';
-import { round } from './stats.js';
+import { met, round } from './stats.js';
 
 /** The rest's part that is the recorder: arecord through ALSA's pulse plugin (a board may record from ALSA directly). */
 const RECORDER = '  of the rest, arecord (ALSA pulse plugin)';
-
-const met = (ok: boolean): string => (ok ? 'met' : 'MISSED');
 
 const TITLES: Record<keyof StageSplit, string> = {
   silence: 'in a quiet room',

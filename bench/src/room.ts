@@ -23,7 +23,7 @@ import {
   type QuietRoomRun,
   type QuietTalkerRun,
 } from './room-scenarios.js';
-import { median, percentile, round, table, writeResult } from './stats.js';
+import { median, met, percentile, round, table, writeResult } from './stats.js';
 
 const TARGETS = {
   selfInterruptions0dB: 0,
@@ -56,7 +56,6 @@ const UNDERRUNS = { room: { everyMs: 20_000, gapMs: 48 }, replies: 30 };
 /** An echo lost in the room's noise (-86 dBFS): hark's voice is not heard at the microphone (a headset, a speaker across the room). */
 const UNHEARD_ECHO_DB = -60;
 
-const met = (ok: boolean): string => (ok ? 'met' : 'MISSED');
 const seedsOf = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
 const stat = (values: number[]) => ({
   median: round(median(values), 1),

@@ -19,6 +19,9 @@ export function round(value: number, digits = 3): number {
   return Math.round(value * f) / f;
 }
 
+/** How a figure stands against its target, in every bench's table. */
+export const met = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+
 export function table(rows: (string | number)[][]): string {
   const cells = rows.map((r) => r.map(String));
   const widths = cells[0]?.map((_, c) => Math.max(...cells.map((r) => (r[c] ?? '').length))) ?? [];

@@ -9,7 +9,7 @@ import { OpenWakeWord } from '../../dist/listen/wake/openwakeword.js';
 import { PRETRAINED_WAKE_MODELS } from '../../dist/listen/wake/wake-models.js';
 import type { WakeWordDetection } from '../../dist/pipeline/ports.js';
 import { concatSamples, fixture } from './fixtures.js';
-import { median, percentile, round, table, writeResult } from './stats.js';
+import { median, met, percentile, round, table, writeResult } from './stats.js';
 import { concat, firstPause, mix, msOf, noise, quiet, RATE, speak, speechLevel } from './wake-audio.js';
 
 const SHARED_SPEECH = '/work/shared/fixtures/speech/aepyx_8k.wav';
@@ -203,7 +203,6 @@ export async function benchWake(rounds = 5) {
     cpu[label] = { ...t, realTimeFactor: round((cpuSeconds * 1000) / t.medianMs, 1), target };
   }
 
-  const met = (ok: boolean): string => (ok ? 'met' : 'MISSED');
   const target = (isDefault: boolean, text: string): string => (isDefault ? text : 'info');
   console.log(
     `\nWake word (${MODEL}, threshold ${defaultConfig().wake.threshold}): ${runs[0]?.clips.clips} espeak-ng clips of "${PHRASE}" ` +
