@@ -173,7 +173,7 @@ export async function roomRun(build: Build, percent: number | undefined, plan: R
       result.turns.push(await turn(hark, sim, server, mix.path, question, clip(`question-${i}`, question.samples)));
     }
     await sim.voice(storyVoice());
-    const unplug = feedBack(server, 'hark_speaker', 'hark_mic_feed', ECHO_GAIN_DB);
+    const unplug = feedBack(server, 'hark_speaker', 'hark_mic_feed', ECHO_GAIN_DB, undefined, 'fixed');
     try {
       for (const [i, name] of plan.interruptions.entries()) {
         if (result.bargeIns.some((b) => b.note === UNANSWERED)) {
