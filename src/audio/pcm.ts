@@ -30,6 +30,13 @@ export function rms(samples: Int16Array, start = 0, end = samples.length): numbe
   return Math.sqrt(sum / (end - start));
 }
 
+/** Mean square of the samples, on their own scale (-32768..32767). */
+export function meanSquare(samples: Int16Array): number {
+  let sum = 0;
+  for (let i = 0; i < samples.length; i++) sum += (samples[i] as number) * (samples[i] as number);
+  return sum / samples.length;
+}
+
 export function dbfs(level: number): number {
   return level > 0 ? 20 * Math.log10(level) : -120;
 }

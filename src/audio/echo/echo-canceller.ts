@@ -1,10 +1,9 @@
 import type { HarkConfig } from '../../config/schema.js';
-import { dbfs, rms } from '../pcm.js';
-import { DelayDrift } from './delay-drift.js';
+import { dbfs, meanSquare, rms } from '../pcm.js';
+import { EchoAlignment } from './alignment.js';
 import { DelayEstimator } from './delay-estimator.js';
 import { EchoReference } from './echo-reference.js';
 import { EchoTrust, type EchoVerdict } from './echo-trust.js';
-import { leadFor } from './lead.js';
 import { SpeexCanceller, type SpeexCancellerState } from './speex-canceller.js';
 
 /** Frame of the canceller: 16 ms at 16 kHz, two to a VAD frame. */
@@ -37,8 +36,6 @@ export interface EchoCancellerState extends SpeexCancellerState {
 
 /** Minimum confidence of a delay estimate that is used. */
 const MIN_CONFIDENCE = 0.2;
-/** Fastest the reference follows a drifting delay, ms per second (a clock skew of 2000 ppm). */
-const MAX_SLEW_MS_PER_S = 2;
 /** After this long with nothing playing, the delay's drift is carried over the silence. */
 const CARRY_AFTER_IDLE_MS = 500;
 /**
@@ -58,20 +55,13 @@ const REPLAY_MS = 1500;
  */
 export class AcousticEchoCanceller {
   readonly frameSamples: number;
-  /** The reference is read this much earlier than the capture time: the delay less the lead. */
-  private shiftMs: number;
-  /** The lead in use, fixed at each alignment so that the shift follows a drifting delay one for one. */
-  private leadMs: number;
+  private readonly alignment: EchoAlignment;
   private realigned = 0;
   /** Recent microphone frames with their capture times, replayed through the filter after a re-alignment. */
   private readonly recent: { mic: Int16Array; captureTimeMs: number }[] = [];
   private idleFrames = Infinity;
   private last = { micDbfs: -120, outDbfs: -120, echoDbfs: -120, active: false };
   private readonly trust: EchoTrust;
-  private readonly drift = new DelayDrift();
-  /** The estimator's updates already noted for the drift, and when the last frame with something to cancel was captured. */
-  private noted = 0;
-  private lastActiveAt: number | undefined;
   /** The player's stream the last frame with something to cancel read (see EchoReference.streamAt). */
   private stream = 0;
   private verdict: EchoVerdict = { possible: false, trusted: false, predictedDbfs: -120, lossDb: null, takenDb: 0 };
@@ -87,8 +77,7 @@ export class AcousticEchoCanceller {
       frameMs: (options.frameSamples / options.sampleRateHz) * 1000,
       leadMs: options.leadMs,
     });
-    this.leadMs = leadFor(options.initialDelayMs, options.leadMs);
-    this.shiftMs = options.initialDelayMs - this.leadMs;
+    this.alignment = new EchoAlignment(estimator, options);
   }
 
   /** Loads speexdsp; throws EchoCancellerUnavailableError when it cannot. */
@@ -127,8 +116,11 @@ export class AcousticEchoCanceller {
   passes(mic: Int16Array, captureTimeMs: number): boolean {
     const rate = this.options.sampleRateHz;
     const { maxDelayMs, delayWindowMs, tailMs } = this.options;
-    const reach = Math.max(maxDelayMs + delayWindowMs, this.shiftMs + tailMs);
-    if (this.reference.playing(captureTimeMs - reach, captureTimeMs + (mic.length / rate) * 1000)) return false;
+    const reach = Math.max(maxDelayMs + delayWindowMs, this.alignment.shiftMs + tailMs);
+    const durationMs = (mic.length / rate) * 1000;
+    const at = this.alignment.peek(captureTimeMs);
+    if (this.reference.playing(at - reach, at + durationMs)) return false;
+    this.alignment.rest(captureTimeMs, durationMs);
     this.estimator.skip(mic.length);
     this.recent.length = 0;
     const frames = mic.length / this.frameSamples;
@@ -143,22 +135,19 @@ export class AcousticEchoCanceller {
   cancel(mic: Int16Array, captureTimeMs: number): Int16Array {
     const n = this.frameSamples;
     const frameMs = (n / this.options.sampleRateHz) * 1000;
-    this.estimator.push(mic, this.reference.read(captureTimeMs, n));
-    this.noteDrift(captureTimeMs);
-    this.remember(mic, captureTimeMs);
-    this.follow(frameMs);
-    let from = captureTimeMs - this.shiftMs;
+    const at = this.alignment.place(captureTimeMs, frameMs);
+    this.estimator.push(mic, this.reference.read(at, n));
+    this.remember(mic, at);
+    if (this.alignment.follow(at, frameMs)) this.realign();
+    let from = at - this.alignment.shiftMs;
     const active = this.reference.playing(from - this.options.tailMs, from + frameMs);
-    if (active && this.idleFrames !== Infinity && this.idleFrames * frameMs >= CARRY_AFTER_IDLE_MS) {
-      from -= this.carryDrift(captureTimeMs);
-    }
-    if (active) this.lastActiveAt = captureTimeMs;
     if (!active) {
       this.idleFrames++;
       this.last = { micDbfs: dbfs(rms(mic)), outDbfs: dbfs(rms(mic)), echoDbfs: -120, active };
       this.verdict = this.trust.idle();
       return Int16Array.from(mic);
     }
+    from -= this.alignment.active(at, this.idleFrames !== Infinity && this.idleFrames * frameMs >= CARRY_AFTER_IDLE_MS);
     if (this.idleFrames > 0 && this.idleFrames !== Infinity) this.flush();
     this.idleFrames = 0;
     const stream = this.reference.streamAt(from + frameMs);
@@ -167,16 +156,16 @@ export class AcousticEchoCanceller {
     const reference = this.reference.read(from, n);
     const filtered = this.speex.cancel(mic, reference);
     this.verdict = this.trust.cancelled(
-      power(mic),
-      power(reference),
-      power(filtered),
+      meanSquare(mic),
+      meanSquare(reference),
+      meanSquare(filtered),
       this.speex.erleDb,
       this.estimator.coherence(),
     );
     // Far louder than what was heard: the filter took out an echo that is not there (a paused
     // player dropped what it had buffered, so what the reference says played never sounded).
     // What it left is its guess of hark's voice, inverted, and would be heard as speech.
-    const out = power(filtered) > ADDED_ECHO * power(mic) ? Int16Array.from(mic) : filtered;
+    const out = meanSquare(filtered) > ADDED_ECHO * meanSquare(mic) ? Int16Array.from(mic) : filtered;
     const echo = new Int16Array(n);
     for (let i = 0; i < n; i++) echo[i] = Math.max(-32768, Math.min(32767, (mic[i] as number) - (out[i] as number)));
     this.last = { micDbfs: dbfs(rms(mic)), outDbfs: dbfs(rms(out)), echoDbfs: dbfs(rms(echo)), active };
@@ -211,12 +200,8 @@ export class AcousticEchoCanceller {
     this.speex.reset();
     this.trust.reset();
     this.stream = 0;
-    this.drift.reset();
-    this.noted = 0;
-    this.lastActiveAt = undefined;
+    this.alignment.reset();
     this.estimator.reset();
-    this.leadMs = leadFor(this.options.initialDelayMs, this.options.leadMs);
-    this.shiftMs = this.options.initialDelayMs - this.leadMs;
     this.idleFrames = Infinity;
   }
 
@@ -224,22 +209,8 @@ export class AcousticEchoCanceller {
     this.speex.close();
   }
 
-  /**
-   * Follows the delay estimate: a drift is followed smoothly (the reference is read at
-   * fractional times), so the filter sees a still echo path; a jump beyond half the lead
-   * re-aligns the reference and trains the filter afresh on the recent audio.
-   */
-  private follow(frameMs: number): void {
-    const estimate = this.estimator.estimate();
-    if (!estimate) return;
-    const gap = estimate.delayMs - this.leadMs - this.shiftMs;
-    if (Math.abs(gap) <= this.options.leadMs / 2) {
-      const slew = (MAX_SLEW_MS_PER_S * frameMs) / 1000;
-      this.shiftMs += Math.max(-slew, Math.min(slew, gap));
-      return;
-    }
-    this.leadMs = leadFor(estimate.delayMs, this.options.leadMs);
-    this.shiftMs = estimate.delayMs - this.leadMs;
+  /** The reference was re-aligned to a new delay: the filter starts over, trained on the recent audio. */
+  private realign(): void {
     this.realigned++;
     this.speex.reset();
     this.trust.restart();
@@ -252,31 +223,12 @@ export class AcousticEchoCanceller {
     if (this.recent.length > keep) this.recent.shift();
   }
 
-  private noteDrift(captureTimeMs: number): void {
-    const estimate = this.estimator.estimate();
-    if (!estimate || estimate.updates === this.noted) return;
-    this.noted = estimate.updates;
-    this.drift.note(captureTimeMs, estimate.delayMs);
-  }
-
-  /**
-   * After a silence, the delay has drifted on as it did before (the clocks have not stopped):
-   * the reference moves with it, so the filter still fits. Returns the shift made, ms.
-   */
-  private carryDrift(captureTimeMs: number): number {
-    const change = this.drift.over(captureTimeMs - (this.lastActiveAt ?? captureTimeMs));
-    if (change === 0) return 0;
-    this.shiftMs += change;
-    this.estimator.carry(change);
-    return change;
-  }
-
   /** Runs the recent audio (all but the frame being processed) through the filter at the new alignment. */
   private replay(): void {
     for (const { mic, captureTimeMs } of this.recent.slice(0, -1)) {
-      const reference = this.reference.read(captureTimeMs - this.shiftMs, this.frameSamples);
+      const reference = this.reference.read(captureTimeMs - this.alignment.shiftMs, this.frameSamples);
       this.speex.cancel(mic, reference);
-      this.trust.trainedOn(power(reference));
+      this.trust.trainedOn(meanSquare(reference));
     }
     this.idleFrames = 0;
   }
@@ -287,10 +239,4 @@ export class AcousticEchoCanceller {
     const frames = Math.ceil(this.speex.options.tailSamples / this.frameSamples) + 1;
     for (let i = 0; i < Math.min(frames, this.idleFrames); i++) this.speex.cancel(zeros, zeros);
   }
-}
-
-function power(frame: Int16Array): number {
-  let sum = 0;
-  for (let i = 0; i < frame.length; i++) sum += (frame[i] as number) * (frame[i] as number);
-  return sum / frame.length;
 }

@@ -1,3 +1,4 @@
+import { meanSquare } from '../pcm.js';
 import { compileSpeex, SPEEX_WASM_PATH } from '../speex-module.js';
 
 export interface SpeexCancellerOptions {
@@ -136,14 +137,14 @@ export class SpeexCanceller {
     wasm.hark_aec_process(handle);
     const out = new Int16Array(wasm.memory.buffer, wasm.hark_aec_out(handle), n).slice();
     this.frames++;
-    if (power(reference) > REFERENCE_FLOOR) {
+    if (meanSquare(reference) > REFERENCE_FLOOR) {
       if (!this.heardReference) {
-        this.micPower = power(mic);
-        this.outPower = power(out);
+        this.micPower = meanSquare(mic);
+        this.outPower = meanSquare(out);
         this.heardReference = true;
       } else {
-        this.micPower += ERLE_SMOOTHING * (power(mic) - this.micPower);
-        this.outPower += ERLE_SMOOTHING * (power(out) - this.outPower);
+        this.micPower += ERLE_SMOOTHING * (meanSquare(mic) - this.micPower);
+        this.outPower += ERLE_SMOOTHING * (meanSquare(out) - this.outPower);
       }
     }
     return out;
@@ -179,10 +180,4 @@ export class SpeexCanceller {
     this.closed = true;
     this.wasm.hark_aec_destroy(this.handle);
   }
-}
-
-function power(frame: Int16Array): number {
-  let sum = 0;
-  for (let i = 0; i < frame.length; i++) sum += (frame[i] as number) * (frame[i] as number);
-  return sum / frame.length;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AcousticEchoCanceller, ECHO_FRAME_SAMPLES } from '../../../../src/audio/echo/echo-canceller.js';
 import { bufferOf, resample } from '../../../../src/audio/pcm.js';
 import { defaultConfig } from '../../../../src/config/schema.js';
-import { Room, atLevel } from '../../../room/room.js';
+import { Room, atLevel, type RoomOptions } from '../../../room/room.js';
 import { FakePlayer } from '../../../helpers/fakes.js';
 import { speechFixture } from '../../../helpers/speech-fixtures.js';
 
@@ -46,6 +46,44 @@ async function scene(
     out.set(aec.cancel(mic.subarray(at, at + FRAME), at / 16 + captureLateMs), at);
   }
   return { aec, mic, out };
+}
+
+/** The same reply twice, `quietMs` apart, through a room, on the canceller's 16 ms frames. */
+function twoReplies(quietMs: number, room: Partial<RoomOptions>) {
+  const firstAt = 1008;
+  const secondAt = 16 * Math.round((firstAt + reply16k.length / 16 + quietMs) / 16);
+  const played = new Int16Array(secondAt * 16 + reply16k.length + 32000);
+  played.set(reply16k, firstAt * 16);
+  played.set(reply16k, secondAt * 16);
+  const { mic } = new Room({ seed: 5, echoDb: 0, snrDb: 40, ...room }).hear(played);
+  return { firstAt, secondAt, mic };
+}
+
+/**
+ * The canceller over all of `mic`, hark playing the reply from each of `repliesAt` (ms); each
+ * frame is dated by `dated`, and with `passing` frames out of reach pass uncancelled.
+ */
+async function cancelAll(
+  mic: Int16Array,
+  repliesAt: number[],
+  { passing = true, dated = (ms: number) => ms }: { passing?: boolean; dated?: (ms: number) => number },
+) {
+  const aec = await load();
+  let now = 0;
+  const player = new FakePlayer(24000, () => now);
+  player.listen(aec.reference);
+  const out = new Int16Array(mic.length);
+  const passed: number[] = [];
+  for (let at = 0; at + FRAME <= mic.length; at += FRAME) {
+    now = at / 16;
+    if (repliesAt.includes(now)) player.write(bufferOf(resample(reply16k, 16000, 24000)));
+    const frame = mic.subarray(at, at + FRAME);
+    if (passing && aec.passes(frame, dated(now))) {
+      passed.push(now);
+      out.set(frame, at);
+    } else out.set(aec.cancel(frame, dated(now)), at);
+  }
+  return { aec, out, passed };
 }
 
 describe('AcousticEchoCanceller: the reference on the player clock, the delay estimated, speexdsp', () => {
@@ -135,29 +173,9 @@ describe('AcousticEchoCanceller: the reference on the player clock, the delay es
   });
 
   it('lets frames out of reach of anything played pass at no cost, and cancels the next reply as well as when it saw every frame', async () => {
-    // A reply at 1 s, ten seconds of quiet, the same reply again (on the canceller's 16 ms frames).
-    const firstAt = 1008;
-    const secondAt = 16 * Math.round((firstAt + reply16k.length / 16 + 10_000) / 16);
-    const played = new Int16Array(secondAt * 16 + reply16k.length + 32000);
-    played.set(reply16k, firstAt * 16);
-    played.set(reply16k, secondAt * 16);
-    const { mic } = new Room({ seed: 5, delayMs: 120, echoDb: 0, snrDb: 40 }).hear(played);
+    const { firstAt, secondAt, mic } = twoReplies(10_000, { delayMs: 120 });
     async function listen(passing: boolean) {
-      const aec = await load();
-      let now = 0;
-      const player = new FakePlayer(24000, () => now);
-      player.listen(aec.reference);
-      const out = new Int16Array(mic.length);
-      const passed: number[] = [];
-      for (let at = 0; at + FRAME <= mic.length; at += FRAME) {
-        now = at / 16;
-        if (now === firstAt || now === secondAt) player.write(bufferOf(resample(reply16k, 16000, 24000)));
-        const frame = mic.subarray(at, at + FRAME);
-        if (passing && aec.passes(frame, now)) {
-          passed.push(now);
-          out.set(frame, at);
-        } else out.set(aec.cancel(frame, now), at);
-      }
+      const { aec, out, passed } = await cancelAll(mic, [firstAt, secondAt], { passing });
       const from = (secondAt + 2000) * 16;
       const to = secondAt * 16 + reply16k.length;
       return { passed, reductionDb: powerDb(mic, from, to) - powerDb(out, from, to), delayMs: aec.state().delayMs };
@@ -171,6 +189,30 @@ describe('AcousticEchoCanceller: the reference on the player clock, the delay es
     expect(passing.passed.filter((t) => t >= secondAt && t < secondAt + reply16k.length / 16)).toEqual([]);
     expect(Math.abs(passing.reductionDb - every.reductionDb)).toBeLessThan(0.5);
     expect(Math.abs(passing.delayMs - 120)).toBeLessThan(6);
+  });
+
+  it("cancels the next reply from its first second when the microphone's dates moved earlier in between (a sound server's latency shrank)", async () => {
+    // The echo path stays as it was. The reframer dates frames by the samples counted since an
+    // instant that it moves earlier whenever audio arrives sooner than the count allows: through
+    // a sound server, by 3.5 ms in the quiet between and a tenth of a millisecond at a time
+    // while hark speaks.
+    const { firstAt, secondAt, mic } = twoReplies(8000, { delayMs: 120, driftMs: 0 });
+    async function reductionAtSecondStart(earlierBy: (ms: number) => number) {
+      const { out } = await cancelAll(mic, [firstAt, secondAt], { dated: (ms) => ms - earlierBy(ms) });
+      // The second reply's first 1.5 s, from when its echo arrives.
+      const from = (secondAt + 200) * 16;
+      const to = (secondAt + 1700) * 16;
+      return powerDb(mic, from, to) - powerDb(out, from, to);
+    }
+    const still = await reductionAtSecondStart(() => 0);
+    const quietAt = firstAt + reply16k.length / 16 + 3000;
+    const moved = await reductionAtSecondStart((ms) => (ms > quietAt ? 3.5 : 0) + 0.1 * Math.floor(ms / 2000));
+    // 60 ms (a microphone whose clock runs fast, after some minutes): the canceller goes back to
+    // the reframer's dates in the quiet, and reads the reference where it did.
+    const far = await reductionAtSecondStart((ms) => (ms > quietAt ? 60 : 0));
+    expect(still).toBeGreaterThan(15);
+    expect(moved).toBeGreaterThan(still - 3);
+    expect(far).toBeGreaterThan(still - 3);
   });
 
   it('passes the microphone through untouched while nothing has played', async () => {
