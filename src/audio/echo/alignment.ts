@@ -53,7 +53,7 @@ export class EchoAlignment {
   /** A frame placed that nothing hark played can reach: in such a quiet the timeline is brought back when far off. */
   rest(capturedAtMs: number, durationMs: number): void {
     this.timeline.place(capturedAtMs, durationMs);
-    if (this.timeline.offsetMs <= FOLD_MS) return;
+    if (Math.abs(this.timeline.offsetMs) <= FOLD_MS) return;
     const offset = this.timeline.fold();
     this.shift -= offset;
     this.estimator.carry(-offset);

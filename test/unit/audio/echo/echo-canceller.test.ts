@@ -215,6 +215,26 @@ describe('AcousticEchoCanceller: the reference on the player clock, the delay es
     expect(far).toBeGreaterThan(still - 3);
   });
 
+  it('keeps cancelling a reply through stalls in reading on a slow board (the dates start over later, then come back)', async () => {
+    const { firstAt, mic } = twoReplies(8000, { delayMs: 120, driftMs: 0 });
+    const firstEnd = firstAt + reply16k.length / 16;
+    // Every 2 s from 1 s into the reply, the reframer started over 250 ms later though no audio
+    // was lost, and came back 50 ms at a time over the next second as audio arrived sooner.
+    const laterBy = (ms: number) => {
+      const since = (ms - firstAt - 1000) % 2000;
+      return ms < firstAt + 1000 || since >= 1000 ? 0 : 250 - 50 * Math.floor(since / 200);
+    };
+    const reduction = async (later: (ms: number) => number) => {
+      const { out } = await cancelAll(mic, [firstAt], { dated: (ms) => ms + later(ms) });
+      const from = (firstAt + 1500) * 16;
+      const to = firstEnd * 16;
+      return powerDb(mic, from, to) - powerDb(out, from, to);
+    };
+    const still = await reduction(() => 0);
+    const stalled = await reduction(laterBy);
+    expect(stalled).toBeGreaterThan(still - 3);
+  });
+
   it('passes the microphone through untouched while nothing has played', async () => {
     const aec = await load();
     const talk = speechFixture('speech-c').samples;
