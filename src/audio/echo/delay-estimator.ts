@@ -34,15 +34,6 @@ const MIC_FLOOR = 32768 * 32768 * 1e-8;
 const JUMP_MS = 2;
 /** Share of an agreeing estimate folded into the current delay. */
 const SMOOTHING = 0.3;
-/**
- * A new delay is taken only when what was played sounded in at least this share of the window
- * of the reference compared (-50 dBFS and up). A short sound alone, an earcon over the user's
- * words or the first tenth of a second of a reply, matched the microphone best at delays far off
- * (250 and 336 ms for a 64 ms path through a real sound server), and the filter had to start over
- * twice. The first delay, and one within JUMP_MS of the current, are taken as before.
- */
-const SOUNDING_TO_JUMP = 0.5;
-const SOUNDING_LEVEL = 32768 * 10 ** (-50 / 20);
 /** The second-highest correlation peak is looked for outside this distance of the highest, ms. */
 const PEAK_EXCLUSION_MS = 1;
 
@@ -160,12 +151,10 @@ export class DelayEstimator {
     // The reference window (oldest first) goes in the real part, the microphone window in the imaginary part.
     let refPower = 0;
     let micPower = 0;
-    let sounding = 0;
     for (let i = 0; i < this.ref.length; i++) {
       const v = this.ref[(this.written + i) % this.ref.length] as number;
       re[i] = v;
       refPower += v * v;
-      if (Math.abs(v) >= SOUNDING_LEVEL) sounding++;
     }
     for (let i = 0; i < this.mic.length; i++) {
       const v = this.mic[(this.written + i) % this.mic.length] as number;
@@ -224,7 +213,7 @@ export class DelayEstimator {
     const right = best < this.maxLag ? (phatRe[best + 1] as number) : bestValue;
     const curve = left - 2 * bestValue + right;
     const offset = curve < 0 ? Math.max(-0.5, Math.min(0.5, (left - right) / (2 * curve))) : 0;
-    this.accept(((this.maxLag - best - offset) / this.rate) * 1000, confidence, sounding / this.ref.length);
+    this.accept(((this.maxLag - best - offset) / this.rate) * 1000, confidence);
   }
 
   /**
@@ -245,9 +234,8 @@ export class DelayEstimator {
     this.coherenceAtDelay = (peak * this.fft.size) / (2 * bins);
   }
 
-  private accept(delayMs: number, confidence: number, sounding: number): void {
+  private accept(delayMs: number, confidence: number): void {
     const current = this.current;
-    if (current && Math.abs(delayMs - current.delayMs) > JUMP_MS && sounding < SOUNDING_TO_JUMP) return;
     if (current && Math.abs(delayMs - current.delayMs) <= JUMP_MS) {
       this.current = {
         delayMs: current.delayMs + SMOOTHING * (delayMs - current.delayMs),
