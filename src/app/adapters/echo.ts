@@ -88,11 +88,12 @@ const STATE_EVERY_MS = 1000;
  * whole reply was found so).
  */
 export function watchEcho(
-  canceller: EchoCanceller & Pick<AcousticEchoCanceller, 'realignments'>,
+  canceller: EchoCanceller & Pick<AcousticEchoCanceller, 'realignments' | 'steps'>,
   logger: Logger,
 ): EchoCanceller {
   let trusted = false;
   let realignments = 0;
+  let steps = 0;
   let stateLoggedAt = -Infinity;
   return {
     frameSamples: canceller.frameSamples,
@@ -119,6 +120,10 @@ export function watchEcho(
           delayConfidence: tenths(state.delayConfidence),
           coherence: hundredths(state.coherence),
         });
+      }
+      if (canceller.steps !== steps) {
+        steps = canceller.steps;
+        logger.debug('echo.stepped', { delayMs: tenths(canceller.state().delayMs), steps });
       }
       if (canceller.realignments !== realignments) {
         realignments = canceller.realignments;

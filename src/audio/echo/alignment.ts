@@ -28,6 +28,7 @@ export class EchoAlignment {
   /** The estimator's updates already noted for the drift, and when the last frame with something to cancel was captured. */
   private noted = 0;
   private lastActiveAt: number | undefined;
+  private stepped = 0;
 
   constructor(
     private readonly estimator: DelayEstimator,
@@ -38,6 +39,11 @@ export class EchoAlignment {
 
   get shiftMs(): number {
     return this.shift;
+  }
+
+  /** How many times a new stream's delay stepped the shift, the filter kept. */
+  get steps(): number {
+    return this.stepped;
   }
 
   /** The date on the canceller's timeline of a frame of `durationMs` the reframer dated `capturedAtMs`. */
@@ -64,17 +70,24 @@ export class EchoAlignment {
 
   /**
    * Follows the delay estimate of the frame dated `atMs`: a drift smoothly (the reference is
-   * read at fractional times), so the filter sees a still echo path. Returns true when a jump
-   * beyond half the lead re-aligned the reference: the filter must be trained afresh.
+   * read at fractional times), so the filter sees a still echo path, and a new stream's step at
+   * once, the filter kept. Returns true when a jump beyond half the lead re-aligned the
+   * reference: the filter must be trained afresh.
    */
   follow(atMs: number, frameMs: number): boolean {
     const estimate = this.estimator.estimate();
     if (!estimate) return false;
+    const gap = estimate.delayMs - this.lead - this.shift;
     if (estimate.updates !== this.noted) {
       this.noted = estimate.updates;
-      this.drift.note(atMs, estimate.delayMs);
+      this.drift.note(atMs, estimate.delayMs, estimate.stepped);
+      // A new stream's latency stepped: the echo path is the same, one step later or sooner.
+      if (estimate.stepped) {
+        this.shift += gap;
+        this.stepped++;
+        return false;
+      }
     }
-    const gap = estimate.delayMs - this.lead - this.shift;
     if (Math.abs(gap) <= this.options.leadMs / 2) {
       const slew = (MAX_SLEW_MS_PER_S * frameMs) / 1000;
       this.shift += Math.max(-slew, Math.min(slew, gap));

@@ -9,10 +9,15 @@
 export class DelayDrift {
   private points: { atMs: number; delayMs: number }[] = [];
 
-  /** A new estimate of the delay, made at `atMs`. */
-  note(atMs: number, delayMs: number): void {
+  /**
+   * A new estimate of the delay, made at `atMs`; `stepped`: a new stream of the player's sounded
+   * a step later or sooner, and the rate goes on from there.
+   */
+  note(atMs: number, delayMs: number, stepped = false): void {
     const last = this.points.at(-1);
-    if (last && Math.abs(delayMs - last.delayMs - this.over(atMs - last.atMs)) > JUMP_MS) this.points = [];
+    const off = last ? delayMs - last.delayMs - this.over(atMs - last.atMs) : 0;
+    if (stepped) for (const point of this.points) point.delayMs += off;
+    else if (Math.abs(off) > JUMP_MS) this.points = [];
     this.points.push({ atMs, delayMs });
     this.points = this.points.filter((p) => p.atMs > atMs - WINDOW_MS);
   }

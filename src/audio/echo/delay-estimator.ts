@@ -1,4 +1,5 @@
 import { Fft } from './fft.js';
+import { foldInto, phaseOnlyCross, phatPeak } from './phat.js';
 
 export interface DelayEstimatorOptions {
   /** Rate of the frames pushed (16 kHz in hark); the estimator works at half of it. */
@@ -20,6 +21,8 @@ export interface DelayEstimate {
   confidence: number;
   /** Estimates accepted so far. */
   updates: number;
+  /** This estimate was a new stream's own delay, taken as it is: the player's latency stepped. */
+  stepped?: boolean;
 }
 
 const DECIMATION = 2;
@@ -36,6 +39,19 @@ const JUMP_MS = 2;
 const SMOOTHING = 0.3;
 /** The second-highest correlation peak is looked for outside this distance of the highest, ms. */
 const PEAK_EXCLUSION_MS = 1;
+/**
+ * A sound server starts each stream of the player's at its next period, so the delay steps by a
+ * few milliseconds from one stream to the next. A new stream's delay is looked for once
+ * STEP_AFTER_MS of it were pushed, then every STEP_HOP_MS, up to STEP_TRIES times; the first
+ * estimate that stands out by STEP_CONFIDENCE and lies STEP_MIN_MS to STEP_MS from the delay
+ * before is taken as it is (one estimate alone is off by a few tenths of a millisecond).
+ */
+const STEP_AFTER_MS = 250;
+const STEP_HOP_MS = 100;
+const STEP_TRIES = 8;
+const STEP_CONFIDENCE = 0.6;
+const STEP_MIN_MS = 1;
+const STEP_MS = 30;
 
 /**
  * Estimates and tracks the delay of the echo: how long after the reference (what the player
@@ -48,32 +64,39 @@ export class DelayEstimator {
   private readonly maxLag: number;
   private readonly window: number;
   private readonly hop: number;
+  private readonly stepHop: number;
   private readonly fft: Fft;
   private readonly mic: Float64Array;
   private readonly ref: Float64Array;
   private written = 0;
   private sinceEstimate = 0;
-  private readonly crossRe: Float64Array;
-  private readonly crossIm: Float64Array;
+  /** The running average of phase-only cross-spectra, real and imaginary parts. */
+  private readonly cross: Float64Array[];
   private readonly re: Float64Array;
   private readonly im: Float64Array;
   private crossFrames = 0;
   private current: DelayEstimate | null = null;
   private candidateMs: number | null = null;
   private coherenceAtDelay: number | null = null;
+  /** A new stream's own cross-spectra, the estimates of it left to make, and samples since the last. */
+  private readonly streamCross: Float64Array[];
+  private streamFrames = 0;
+  private stepping = 0;
+  private sinceStep = 0;
 
   constructor(readonly options: DelayEstimatorOptions) {
     this.rate = options.sampleRateHz / DECIMATION;
     this.maxLag = Math.ceil((options.maxDelayMs / 1000) * this.rate);
     this.window = Math.ceil((options.windowMs / 1000) * this.rate);
     this.hop = Math.max(1, Math.round((options.hopMs / 1000) * this.rate));
+    this.stepHop = Math.min(this.hop, Math.round((STEP_HOP_MS / 1000) * this.rate));
     let size = 2;
     while (size < this.window + this.maxLag) size *= 2;
     this.fft = new Fft(size);
     this.mic = new Float64Array(this.window);
     this.ref = new Float64Array(this.window + this.maxLag);
-    this.crossRe = new Float64Array(size);
-    this.crossIm = new Float64Array(size);
+    this.cross = [new Float64Array(size), new Float64Array(size)];
+    this.streamCross = [new Float64Array(size), new Float64Array(size)];
     this.re = new Float64Array(size);
     this.im = new Float64Array(size);
   }
@@ -87,10 +110,14 @@ export class DelayEstimator {
       this.mic[this.written % this.mic.length] = m;
       this.ref[this.written % this.ref.length] = r;
       this.written++;
-      if (++this.sinceEstimate >= this.hop && this.written >= this.ref.length) {
-        this.sinceEstimate = 0;
-        this.estimateNow();
+      const main = ++this.sinceEstimate >= this.hop && this.written >= this.ref.length;
+      const stream = this.stepping > 0 && ++this.sinceStep >= this.stepHop;
+      if (main) this.sinceEstimate = 0;
+      if (stream) {
+        this.sinceStep = 0;
+        this.stepping--;
       }
+      if (main || stream) this.estimateNow(main, stream);
     }
   }
 
@@ -129,21 +156,35 @@ export class DelayEstimator {
     this.crossFrames = 0;
   }
 
+  /**
+   * The player started a new stream, whose first sample is the next one pushed: it may sound
+   * with another latency. Besides the usual estimates, its delay is measured on cross-spectra
+   * of its own, more often, and taken as it is when it stepped (see STEP_MS).
+   */
+  newStream(): void {
+    if (!this.current) return;
+    this.streamFrames = 0;
+    this.stepping = STEP_TRIES;
+    this.sinceStep = this.stepHop - Math.round((STEP_AFTER_MS / 1000) * this.rate);
+  }
+
   /** Forgets everything (e.g. another playback device). */
   reset(): void {
     this.mic.fill(0);
     this.ref.fill(0);
     this.written = 0;
     this.sinceEstimate = 0;
-    this.crossRe.fill(0);
-    this.crossIm.fill(0);
+    for (const part of this.cross) part.fill(0);
     this.crossFrames = 0;
     this.current = null;
     this.candidateMs = null;
     this.coherenceAtDelay = null;
+    this.stepping = 0;
+    this.streamFrames = 0;
   }
 
-  private estimateNow(): void {
+  /** The usual estimate (`main`) and a new stream's own (`stream`), from one transform of the windows. */
+  private estimateNow(main: boolean, stream: boolean): void {
     const { re, im, fft } = this;
     const size = fft.size;
     re.fill(0);
@@ -165,55 +206,32 @@ export class DelayEstimator {
     fft.transform(re, im);
     const low = Math.ceil((BAND_HZ[0] / this.rate) * size);
     const high = Math.floor((BAND_HZ[1] / this.rate) * size);
-    const keep = this.crossFrames === 0 ? 0 : MEMORY;
-    // Unpack the two spectra and fold conj(MIC) * REF, phase only, into the running average.
-    const phatRe = new Float64Array(size);
-    const phatIm = new Float64Array(size);
-    for (let k = low; k <= high; k++) {
-      const j = size - k;
-      const zr = re[k] as number;
-      const zi = im[k] as number;
-      const cr = re[j] as number;
-      const ci = -(im[j] as number);
-      const refRe = (zr + cr) / 2;
-      const refIm = (zi + ci) / 2;
-      const micRe = (zi - ci) / 2;
-      const micIm = -(zr - cr) / 2;
-      const xr = micRe * refRe + micIm * refIm;
-      const xi = micRe * refIm - micIm * refRe;
-      const mag = Math.hypot(xr, xi) || 1;
-      this.crossRe[k] = keep * (this.crossRe[k] as number) + (1 - keep) * (xr / mag);
-      this.crossIm[k] = keep * (this.crossIm[k] as number) + (1 - keep) * (xi / mag);
-      phatRe[k] = this.crossRe[k] as number;
-      phatIm[k] = this.crossIm[k] as number;
-      phatRe[j] = this.crossRe[k] as number;
-      phatIm[j] = -(this.crossIm[k] as number);
+    const band: [number, number] = [low, high];
+    const cross = phaseOnlyCross(re, im, band);
+    if (stream) {
+      foldInto(this.streamCross, cross, band, this.streamFrames++ === 0 ? 0 : MEMORY);
+      const found = this.peak(this.streamCross, band);
+      if (found) this.step(found.delayMs, found.confidence);
     }
-    this.crossFrames++;
-    fft.transform(phatRe, phatIm, true);
-    this.noteCoherence(phatRe, high - low + 1);
-    // phatRe[m] peaks where mic[i] lines up with ref[i + m]: the delay is maxLag - m.
-    let best = 0;
-    let bestValue = -Infinity;
-    for (let m = 0; m <= this.maxLag; m++) {
-      if ((phatRe[m] as number) > bestValue) {
-        bestValue = phatRe[m] as number;
-        best = m;
-      }
+    if (main) {
+      foldInto(this.cross, cross, band, this.crossFrames++ === 0 ? 0 : MEMORY);
+      const found = this.peak(this.cross, band, true);
+      if (found) this.accept(found.delayMs, found.confidence);
     }
+  }
+
+  /** The delay where the averaged cross-spectrum's correlation peaks, and how clearly (null under minConfidence). */
+  private peak(
+    cross: Float64Array[],
+    band: [number, number],
+    noteCoherence = false,
+  ): { delayMs: number; confidence: number } | null {
     const exclusion = Math.ceil((PEAK_EXCLUSION_MS / 1000) * this.rate);
-    let second = 0;
-    for (let m = 0; m <= this.maxLag; m++) {
-      if (Math.abs(m - best) > exclusion) second = Math.max(second, phatRe[m] as number);
-    }
-    if (bestValue <= 0) return;
-    const confidence = Math.max(0, Math.min(1, 1 - second / bestValue));
-    if (confidence < this.options.minConfidence) return;
-    const left = best > 0 ? (phatRe[best - 1] as number) : bestValue;
-    const right = best < this.maxLag ? (phatRe[best + 1] as number) : bestValue;
-    const curve = left - 2 * bestValue + right;
-    const offset = curve < 0 ? Math.max(-0.5, Math.min(0.5, (left - right) / (2 * curve))) : 0;
-    this.accept(((this.maxLag - best - offset) / this.rate) * 1000, confidence);
+    const found = phatPeak(this.fft, cross, band, this.maxLag, exclusion);
+    if (noteCoherence) this.noteCoherence(found.correlation, band[1] - band[0] + 1);
+    if (found.confidence < this.options.minConfidence) return null;
+    // The correlation peaks where mic[i] lines up with ref[i + m]: the delay is maxLag - m.
+    return { delayMs: ((this.maxLag - found.index) / this.rate) * 1000, confidence: found.confidence };
   }
 
   /**
@@ -232,6 +250,19 @@ export class DelayEstimator {
     for (let m = Math.max(0, lag - 1); m <= Math.min(this.maxLag, lag + 1); m++)
       peak = Math.max(peak, phat[m] as number);
     this.coherenceAtDelay = (peak * this.fft.size) / (2 * bins);
+  }
+
+  /** A new stream's own estimate: its delay is taken as it is when clearly a step from the one before. */
+  private step(delayMs: number, confidence: number): void {
+    const current = this.current;
+    if (!current || confidence < STEP_CONFIDENCE) return;
+    const step = Math.abs(delayMs - current.delayMs);
+    if (step >= STEP_MIN_MS && step <= STEP_MS) {
+      this.current = { delayMs, confidence, updates: current.updates + 1, stepped: true };
+      this.candidateMs = null;
+    }
+    // A clear estimate settles it: no step, or one the usual estimates must confirm (another path).
+    this.stepping = 0;
   }
 
   private accept(delayMs: number, confidence: number): void {

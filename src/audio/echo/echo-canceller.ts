@@ -64,6 +64,8 @@ export class AcousticEchoCanceller {
   private readonly trust: EchoTrust;
   /** The player's stream the last frame with something to cancel read (see EchoReference.streamAt). */
   private stream = 0;
+  /** The player's stream the delay estimator was last given (unshifted: where it starts), 0 before any. */
+  private pushed = 0;
   private verdict: EchoVerdict = { possible: false, trusted: false, predictedDbfs: -120, lossDb: null, takenDb: 0 };
 
   constructor(
@@ -136,9 +138,17 @@ export class AcousticEchoCanceller {
     const n = this.frameSamples;
     const frameMs = (n / this.options.sampleRateHz) * 1000;
     const at = this.alignment.place(captureTimeMs, frameMs);
+    const pushing = this.reference.streamAt(at + frameMs);
+    if (pushing !== 0 && pushing !== this.pushed) {
+      if (this.pushed !== 0) this.estimator.newStream();
+      this.pushed = pushing;
+    }
     this.estimator.push(mic, this.reference.read(at, n));
     this.remember(mic, at);
+    const steps = this.alignment.steps;
     if (this.alignment.follow(at, frameMs)) this.realign();
+    // The reference moved under the filter: it must show again that it cancels.
+    else if (this.alignment.steps !== steps) this.trust.streamRestarted();
     let from = at - this.alignment.shiftMs;
     const active = this.reference.playing(from - this.options.tailMs, from + frameMs);
     if (!active) {
@@ -177,6 +187,11 @@ export class AcousticEchoCanceller {
     return this.realigned;
   }
 
+  /** How many times a new stream of the player's sounded with a delay a step from the last, which the reference took at once. */
+  get steps(): number {
+    return this.alignment.steps;
+  }
+
   /** What is known about the echo in the frame just cancelled (see EchoVerdict). */
   lastVerdict(): EchoVerdict {
     return this.verdict;
@@ -200,6 +215,7 @@ export class AcousticEchoCanceller {
     this.speex.reset();
     this.trust.reset();
     this.stream = 0;
+    this.pushed = 0;
     this.alignment.reset();
     this.estimator.reset();
     this.idleFrames = Infinity;

@@ -3,8 +3,8 @@ import { watchEcho } from '../../../../src/app/adapters/echo.js';
 import type { EchoState, EchoVerdict } from '../../../../src/pipeline/ports.js';
 import { watchedLogger } from '../../../helpers/logger.js';
 
-/** A canceller whose verdicts and re-alignments follow a script, one entry per frame. */
-function scripted(frames: { possible: boolean; trusted: boolean; realignments?: number }[]) {
+/** A canceller whose verdicts, re-alignments and steps follow a script, one entry per frame. */
+function scripted(frames: { possible: boolean; trusted: boolean; realignments?: number; steps?: number }[]) {
   let index = -1;
   const current = () => frames[Math.max(0, index)] as (typeof frames)[number];
   return {
@@ -35,11 +35,14 @@ function scripted(frames: { possible: boolean; trusted: boolean; realignments?: 
     get realignments() {
       return current().realignments ?? 0;
     },
+    get steps() {
+      return current().steps ?? 0;
+    },
   };
 }
 
 describe('watchEcho', () => {
-  it('logs each change of trust in the canceller and each re-alignment, once, with what it knew', () => {
+  it('logs each change of trust in the canceller, each re-alignment and each step, once, with what it knew', () => {
     const logger = watchedLogger();
     const echo = watchEcho(
       scripted([
@@ -51,11 +54,13 @@ describe('watchEcho', () => {
         { possible: false, trusted: false },
         { possible: true, trusted: false, realignments: 1 },
         { possible: true, trusted: false, realignments: 1 },
+        { possible: true, trusted: false, realignments: 1, steps: 1 },
+        { possible: true, trusted: false, realignments: 1, steps: 1 },
       ]),
       logger,
     );
     const mic = new Int16Array(256);
-    for (let i = 0; i < 7; i++) expect(echo.cancel(mic, i * 16)).toBe(mic);
+    for (let i = 0; i < 9; i++) expect(echo.cancel(mic, i * 16)).toBe(mic);
     expect(
       logger.lines
         .filter(({ event }) => event !== 'echo.state')
@@ -64,7 +69,9 @@ describe('watchEcho', () => {
       { event: 'echo.trust', trusted: true, lossDb: 18.4, realignments: undefined },
       { event: 'echo.trust', trusted: false, lossDb: null, realignments: undefined },
       { event: 'echo.realigned', trusted: undefined, lossDb: undefined, realignments: 1 },
+      { event: 'echo.stepped', trusted: undefined, lossDb: undefined, realignments: undefined },
     ]);
+    expect(logger.lines.find((line) => line.event === 'echo.stepped')).toMatchObject({ delayMs: 66.6, steps: 1 });
     expect(logger.lines.find((line) => line.event === 'echo.trust')).toMatchObject({ delayMs: 67, erleDb: 21.3 });
   });
 

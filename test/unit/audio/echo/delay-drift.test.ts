@@ -26,6 +26,13 @@ describe('DelayDrift', () => {
     expect(drift.over(10_000)).toBeCloseTo(-1, 6);
   });
 
+  it("keeps the rate across a new stream's step: the player's latency stepped, the clocks drift on", () => {
+    const drift = new DelayDrift();
+    for (let at = 0; at <= 4000; at += 250) drift.note(at, 120 + at * 0.0001);
+    drift.note(4250, 123 + 4250 * 0.0001, true);
+    expect(drift.over(10_000)).toBeCloseTo(1, 6);
+  });
+
   it('clamps the rate to 1000 ppm and carries at most a minute', () => {
     const drift = new DelayDrift();
     // 2000 ppm, 8 ms over 4 s: within what a jump is, but faster than clocks drift.

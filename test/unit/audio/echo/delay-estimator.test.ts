@@ -76,6 +76,22 @@ describe('DelayEstimator', () => {
     expect(estimator.estimate()).toBeNull();
   });
 
+  it("takes a new stream's delay as it is when it stepped by a few ms, within a second of the stream", () => {
+    // A sound server starts each stream at its next period: the next sentence sounds 3 ms later.
+    const estimator = new DelayEstimator(options);
+    run(estimator, new Room({ seed: 1, delayMs: 100, driftMs: 0 }).hear(reply).mic, reply);
+    estimator.newStream();
+    const next = new Room({ seed: 1, delayMs: 103, driftMs: 0 }).hear(reply).mic;
+    let step: { atMs: number; delayMs: number } | undefined;
+    for (let at = 0; at + FRAME <= 16000 && !step; at += FRAME) {
+      run(estimator, next.subarray(at, at + FRAME), reply.subarray(at, at + FRAME));
+      const estimate = estimator.estimate();
+      if (estimate?.stepped) step = { atMs: (at + FRAME) / 16, delayMs: estimate.delayMs };
+    }
+    expect(step?.atMs).toBeLessThan(800);
+    expect(Math.abs((step?.delayMs ?? 0) - 103)).toBeLessThan(0.2);
+  });
+
   it('follows the delay when it jumps (another device), within two seconds', () => {
     const estimator = new DelayEstimator(options);
     const first = new Room({ seed: 1, delayMs: 100, driftMs: 0 }).hear(reply).mic;

@@ -48,14 +48,24 @@ async function scene(
   return { aec, mic, out };
 }
 
-/** The same reply twice, `quietMs` apart, through a room, on the canceller's 16 ms frames. */
-function twoReplies(quietMs: number, room: Partial<RoomOptions>) {
+/**
+ * The same reply twice, `quietMs` apart, through a room, on the canceller's 16 ms frames; the
+ * second sounds `stepMs` later than the first (the player's latency stepped between them).
+ */
+function twoReplies(quietMs: number, room: Partial<RoomOptions>, stepMs = 0) {
   const firstAt = 1008;
   const secondAt = 16 * Math.round((firstAt + reply16k.length / 16 + quietMs) / 16);
-  const played = new Int16Array(secondAt * 16 + reply16k.length + 32000);
-  played.set(reply16k, firstAt * 16);
-  played.set(reply16k, secondAt * 16);
-  const { mic } = new Room({ seed: 5, echoDb: 0, snrDb: 40, ...room }).hear(played);
+  const length = secondAt * 16 + reply16k.length + 32000;
+  const hear = (replies: number[], options: Partial<RoomOptions>) => {
+    const played = new Int16Array(length);
+    for (const atMs of replies) played.set(reply16k, atMs * 16);
+    return new Room({ seed: 5, echoDb: 0, snrDb: 40, ...room, ...options }).hear(played).mic;
+  };
+  if (stepMs === 0) return { firstAt, secondAt, mic: hear([firstAt, secondAt], {}) };
+  const first = hear([firstAt], {});
+  // The room's noise is heard once.
+  const second = hear([secondAt], { delayMs: (room.delayMs ?? 0) + stepMs, snrDb: 200 });
+  const mic = first.map((v, i) => Math.max(-32768, Math.min(32767, v + (second[i] as number))));
   return { firstAt, secondAt, mic };
 }
 
@@ -187,7 +197,7 @@ describe('AcousticEchoCanceller: the reference on the player clock, the delay es
     expect(passing.passed.some((t) => t > firstEnd + 1200 && t < secondAt - 1200)).toBe(true);
     expect(passing.passed.filter((t) => t > firstEnd && t < firstEnd + 200)).toEqual([]);
     expect(passing.passed.filter((t) => t >= secondAt && t < secondAt + reply16k.length / 16)).toEqual([]);
-    expect(Math.abs(passing.reductionDb - every.reductionDb)).toBeLessThan(0.5);
+    expect(passing.reductionDb).toBeGreaterThan(every.reductionDb - 0.5);
     expect(Math.abs(passing.delayMs - 120)).toBeLessThan(6);
   });
 
@@ -213,6 +223,25 @@ describe('AcousticEchoCanceller: the reference on the player clock, the delay es
     expect(still).toBeGreaterThan(15);
     expect(moved).toBeGreaterThan(still - 3);
     expect(far).toBeGreaterThan(still - 3);
+  });
+
+  it("cancels the next reply from its first second when the player's new stream sounds a few ms later or sooner (a sound server starts each stream at its next period)", async () => {
+    async function reductionAtSecondStart(stepMs: number) {
+      const { firstAt, secondAt, mic } = twoReplies(8000, { delayMs: 120, driftMs: 0 }, stepMs);
+      const { out, aec } = await cancelAll(mic, [firstAt, secondAt], {});
+      // From 2 s into the second reply to 4 s.
+      const from = (secondAt + 2000) * 16;
+      const to = (secondAt + 4000) * 16;
+      return { db: powerDb(mic, from, to) - powerDb(out, from, to), realignments: aec.realignments };
+    }
+    const still = await reductionAtSecondStart(0);
+    // Here: 44.2 dB still; 3 ms later 38.0 dB, 8 ms sooner 44.5 dB (4.3 and 1.8 before a step was taken as it is).
+    for (const stepMs of [3, -8]) {
+      const stepped = await reductionAtSecondStart(stepMs);
+      expect(stepped.db).toBeGreaterThan(still.db - 10);
+      // The filter is kept: the room is the same.
+      expect(stepped.realignments).toBe(still.realignments);
+    }
   });
 
   it('keeps cancelling a reply through stalls in reading on a slow board (the dates start over later, then come back)', async () => {
