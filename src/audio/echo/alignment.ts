@@ -70,13 +70,13 @@ export class EchoAlignment {
 
   /**
    * Follows the delay estimate of the frame dated `atMs`: a drift smoothly (the reference is
-   * read at fractional times), so the filter sees a still echo path, and a new stream's step at
-   * once, the filter kept. Returns true when a jump beyond half the lead re-aligned the
-   * reference: the filter must be trained afresh.
+   * read at fractional times), so the filter sees a still echo path; a new stream's step at
+   * once (`stepped`: the filter still fits, but must show it again); a jump beyond half the lead
+   * by re-aligning the reference (`realigned`: the filter must be trained afresh).
    */
-  follow(atMs: number, frameMs: number): boolean {
+  follow(atMs: number, frameMs: number): 'stepped' | 'realigned' | undefined {
     const estimate = this.estimator.estimate();
-    if (!estimate) return false;
+    if (!estimate) return undefined;
     const gap = estimate.delayMs - this.lead - this.shift;
     if (estimate.updates !== this.noted) {
       this.noted = estimate.updates;
@@ -85,17 +85,17 @@ export class EchoAlignment {
       if (estimate.stepped) {
         this.shift += gap;
         this.stepped++;
-        return false;
+        return 'stepped';
       }
     }
     if (Math.abs(gap) <= this.options.leadMs / 2) {
       const slew = (MAX_SLEW_MS_PER_S * frameMs) / 1000;
       this.shift += Math.max(-slew, Math.min(slew, gap));
-      return false;
+      return undefined;
     }
     this.lead = leadFor(estimate.delayMs, this.options.leadMs);
     this.shift = estimate.delayMs - this.lead;
-    return true;
+    return 'realigned';
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Fft } from './fft.js';
-import { foldInto, phaseOnlyCross, phatPeak } from './phat.js';
+import { foldInto, phaseOnlyCross, phatPeak, type Parts } from './phat.js';
 
 export interface DelayEstimatorOptions {
   /** Rate of the frames pushed (16 kHz in hark); the estimator works at half of it. */
@@ -71,7 +71,7 @@ export class DelayEstimator {
   private written = 0;
   private sinceEstimate = 0;
   /** The running average of phase-only cross-spectra, real and imaginary parts. */
-  private readonly cross: Float64Array[];
+  private readonly cross: Parts;
   private readonly re: Float64Array;
   private readonly im: Float64Array;
   private crossFrames = 0;
@@ -79,7 +79,9 @@ export class DelayEstimator {
   private candidateMs: number | null = null;
   private coherenceAtDelay: number | null = null;
   /** A new stream's own cross-spectra, the estimates of it left to make, and samples since the last. */
-  private readonly streamCross: Float64Array[];
+  private readonly streamCross: Parts;
+  /** The cross-spectrum of the windows now, before it is averaged in. */
+  private readonly crossNow: Parts;
   private streamFrames = 0;
   private stepping = 0;
   private sinceStep = 0;
@@ -97,6 +99,7 @@ export class DelayEstimator {
     this.ref = new Float64Array(this.window + this.maxLag);
     this.cross = [new Float64Array(size), new Float64Array(size)];
     this.streamCross = [new Float64Array(size), new Float64Array(size)];
+    this.crossNow = [new Float64Array(size), new Float64Array(size)];
     this.re = new Float64Array(size);
     this.im = new Float64Array(size);
   }
@@ -207,7 +210,7 @@ export class DelayEstimator {
     const low = Math.ceil((BAND_HZ[0] / this.rate) * size);
     const high = Math.floor((BAND_HZ[1] / this.rate) * size);
     const band: [number, number] = [low, high];
-    const cross = phaseOnlyCross(re, im, band);
+    const cross = phaseOnlyCross(re, im, band, this.crossNow);
     if (stream) {
       foldInto(this.streamCross, cross, band, this.streamFrames++ === 0 ? 0 : MEMORY);
       const found = this.peak(this.streamCross, band);
@@ -222,12 +225,13 @@ export class DelayEstimator {
 
   /** The delay where the averaged cross-spectrum's correlation peaks, and how clearly (null under minConfidence). */
   private peak(
-    cross: Float64Array[],
+    cross: Parts,
     band: [number, number],
     noteCoherence = false,
   ): { delayMs: number; confidence: number } | null {
     const exclusion = Math.ceil((PEAK_EXCLUSION_MS / 1000) * this.rate);
-    const found = phatPeak(this.fft, cross, band, this.maxLag, exclusion);
+    // The windows' transform is spent (their cross-spectrum is taken): it holds the correlation.
+    const found = phatPeak(this.fft, cross, band, this.maxLag, exclusion, [this.re, this.im]);
     if (noteCoherence) this.noteCoherence(found.correlation, band[1] - band[0] + 1);
     if (found.confidence < this.options.minConfidence) return null;
     // The correlation peaks where mic[i] lines up with ref[i + m]: the delay is maxLag - m.

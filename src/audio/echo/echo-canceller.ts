@@ -145,10 +145,10 @@ export class AcousticEchoCanceller {
     }
     this.estimator.push(mic, this.reference.read(at, n));
     this.remember(mic, at);
-    const steps = this.alignment.steps;
-    if (this.alignment.follow(at, frameMs)) this.realign();
+    const followed = this.alignment.follow(at, frameMs);
+    if (followed === 'realigned') this.realign();
     // The reference moved under the filter: it must show again that it cancels.
-    else if (this.alignment.steps !== steps) this.trust.streamRestarted();
+    if (followed === 'stepped') this.trust.streamRestarted();
     let from = at - this.alignment.shiftMs;
     const active = this.reference.playing(from - this.options.tailMs, from + frameMs);
     if (!active) {

@@ -1,5 +1,8 @@
 import type { Fft } from './fft.js';
 
+/** A spectrum's real and imaginary parts. */
+export type Parts = [Float64Array, Float64Array];
+
 /** Where a cross-correlation peaks (a fractional index), how clearly (0..1), and the correlation itself. */
 export interface PhatPeak {
   index: number;
@@ -9,12 +12,16 @@ export interface PhatPeak {
 
 /**
  * conj(MIC) * REF, phase only, in bins `low`..`high` of one transform that held the reference in
- * its real part and the microphone in its imaginary part.
+ * its real part and the microphone in its imaginary part, written into the last argument (its other
+ * bins are left as they are).
  */
-export function phaseOnlyCross(re: Float64Array, im: Float64Array, [low, high]: [number, number]): Float64Array[] {
+export function phaseOnlyCross(
+  re: Float64Array,
+  im: Float64Array,
+  [low, high]: [number, number],
+  [crossRe, crossIm]: Parts,
+): Parts {
   const size = re.length;
-  const crossRe = new Float64Array(size);
-  const crossIm = new Float64Array(size);
   for (let k = low; k <= high; k++) {
     const j = size - k;
     const zr = re[k] as number;
@@ -35,15 +42,10 @@ export function phaseOnlyCross(re: Float64Array, im: Float64Array, [low, high]: 
 }
 
 /** Folds a cross-spectrum into a running average of them, which keeps `keep` (0..1) of what it held. */
-export function foldInto(
-  average: Float64Array[],
-  cross: Float64Array[],
-  [low, high]: [number, number],
-  keep: number,
-): void {
-  for (let part = 0; part < 2; part++) {
-    const into = average[part] as Float64Array;
-    const from = cross[part] as Float64Array;
+export function foldInto(average: Parts, cross: Parts, [low, high]: [number, number], keep: number): void {
+  for (const part of [0, 1] as const) {
+    const into = average[part];
+    const from = cross[part];
     for (let k = low; k <= high; k++) into[k] = keep * (into[k] as number) + (1 - keep) * (from[k] as number);
   }
 }
@@ -52,21 +54,23 @@ export function foldInto(
  * The correlation of an averaged phase-only cross-spectrum (bins `low`..`high` of `fft`'s size,
  * the rest zero), and its highest peak within indices 0..`maxIndex`, refined between samples by
  * a parabola. How clearly it stands out: 1 less the highest value further than `exclusion`
- * indices from it, over it (0 when nothing correlates).
+ * indices from it, over it (0 when nothing correlates). `scratch` (two arrays of the size) holds
+ * the correlation, which is returned.
  */
 export function phatPeak(
   fft: Fft,
-  [crossRe, crossIm]: Float64Array[],
+  [crossRe, crossIm]: Parts,
   [low, high]: [number, number],
   maxIndex: number,
   exclusion: number,
+  [re, im]: Parts,
 ): PhatPeak {
   const size = fft.size;
-  const re = new Float64Array(size);
-  const im = new Float64Array(size);
+  re.fill(0);
+  im.fill(0);
   for (let k = low; k <= high; k++) {
-    re[k] = re[size - k] = (crossRe as Float64Array)[k] as number;
-    im[k] = (crossIm as Float64Array)[k] as number;
+    re[k] = re[size - k] = crossRe[k] as number;
+    im[k] = crossIm[k] as number;
     im[size - k] = -(im[k] as number);
   }
   fft.transform(re, im, true);
