@@ -88,7 +88,7 @@ export function playerCommand(name: 'pw-play' | 'pacat' | 'aplay', device: strin
     }
     case 'pacat': {
       const target = device ? ` ${quoted(`--device=${device}`)}` : '';
-      return `pacat --playback --raw --format=s16le --channels=1 --rate={rate} --latency-msec=20 --client-name=hark${target}`;
+      return `pacat --playback --raw --format=s16le --channels=1 --rate={rate} --latency-msec={bufferMs} --verbose --client-name=hark${target}`;
     }
     case 'aplay':
       // aplay's own buffer is as long as the device allows, up to 500 ms: beyond echo.maxDelayMs.

@@ -4,13 +4,19 @@ import type { Logger } from '../system/logger.js';
 import { spawnChild } from '../system/spawn.js';
 import { endAndWait, lastWords } from './child-process.js';
 import { PLAYBACK_FIX } from './playback-error.js';
+import { PLAYER_BUFFER, PlayerBuffer, playerSaid, starved } from './player-buffer.js';
 import { ClockedPlayer } from './player.js';
 import { QUICK_DEATH_MS, Restarts } from './restarts.js';
 
-/** Splits a command line into words (single and double quotes group), filling in `{rate}`. */
-export function commandWords(template: string, sampleRateHz: number): string[] {
+/** Splits a command line into words (single and double quotes group), filling in `{rate}` and `{bufferMs}`. */
+export function commandWords(template: string, sampleRateHz: number, bufferMs = PLAYER_BUFFER.startMs): string[] {
   const words = template.match(/"[^"]*"|'[^']*'|\S+/g) ?? [];
-  return words.map((w) => w.replace(/^["']|["']$/g, '').replaceAll('{rate}', String(sampleRateHz)));
+  return words.map((w) =>
+    w
+      .replace(/^["']|["']$/g, '')
+      .replaceAll('{rate}', String(sampleRateHz))
+      .replaceAll('{bufferMs}', String(bufferMs)),
+  );
 }
 
 /** How long past its queued audio a closing player may take to finish. */
@@ -21,15 +27,17 @@ const DRAIN_GRACE_MS = 500;
  * kills the process, which silences it at once; the next write starts a new one, and a pause
  * starts it at once, ready for the resume. A command that fails is started again on a later
  * write, after a wait that grows while it keeps failing (see Restarts); what is written
- * meanwhile is reported as failed, not played.
+ * meanwhile is reported as failed, not played. A command that says it ran dry while it had
+ * plenty to play is logged, and the next one started with a longer buffer (see PlayerBuffer).
  */
 export class CommandPlayer extends ClockedPlayer {
   private child: ChildProcess | undefined;
   private readonly words: string[];
   private readonly restarts: Restarts;
+  private readonly buffer = new PlayerBuffer();
 
   constructor(
-    template: string,
+    private readonly template: string,
     sampleRateHz: number,
     private readonly logger: Logger,
     time: Clock = realClock,
@@ -84,7 +92,7 @@ export class CommandPlayer extends ClockedPlayer {
   /** A new process, unless one failed too lately to start another yet. */
   private start(): ChildProcess | undefined {
     if (this.restarts.waitMs() > 0) return undefined;
-    const [command, ...args] = this.words as [string, ...string[]];
+    const [command, ...args] = commandWords(this.template, this.sampleRateHz, this.buffer.ms) as [string, ...string[]];
     const child = this.spawn(command, args, { stdio: ['pipe', 'ignore', 'pipe'] });
     const startedAt = this.time.now();
     // What it is given from here on is lost if it fails at once; one that ran a while played until it failed.
@@ -100,7 +108,19 @@ export class CommandPlayer extends ClockedPlayer {
       this.failed(why, atOnce ? from : this.clock.playedSamples());
       this.logger.error('player.failed', { command, ...fields, error: why, retryInMs, fix: PLAYBACK_FIX });
     };
-    child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-500)));
+    let ranDry = false;
+    child.stderr?.on('data', (d: Buffer) => {
+      const said = playerSaid(d.toString());
+      stderr = (stderr + said.rest).slice(-500);
+      if (!said.ranDry || ranDry || this.child !== child) return;
+      const queuedMs = this.clock.queuedMs();
+      if (!starved(queuedMs)) return;
+      // Once per process: the buffer it was started with is all it has.
+      ranDry = true;
+      const bufferMs = this.buffer.ms;
+      const nextBufferMs = this.template.includes('{bufferMs}') ? this.buffer.grow() : undefined;
+      this.logger.warn('player.underrun', { command, queuedMs: Math.round(queuedMs), bufferMs, nextBufferMs });
+    });
     child.stdin?.on('error', () => undefined);
     child.on('error', (error) => fail(`${command}: ${error.message}`, {}));
     child.on('close', (code, signal) => {

@@ -73,7 +73,8 @@ describe('choosing the player (audio.player: auto)', () => {
     const bin = machine({ pulse: 'answers', pacat: true, aplay: true });
     expect(choose(bin)).toMatchObject({
       name: 'pacat',
-      command: 'pacat --playback --raw --format=s16le --channels=1 --rate={rate} --latency-msec=20 --client-name=hark',
+      command:
+        'pacat --playback --raw --format=s16le --channels=1 --rate={rate} --latency-msec={bufferMs} --verbose --client-name=hark',
     });
   });
 

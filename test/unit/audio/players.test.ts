@@ -324,6 +324,41 @@ describe('CommandPlayer', () => {
     expect(unreported).toEqual([]);
   });
 
+  it('a player that runs dry with audio still queued is logged, and the next asks for twice the buffer; running dry at the end is no fault', () => {
+    let now = 0;
+    const started: { child: ExitingChild; args: readonly string[] }[] = [];
+    const logger = createMemoryLogger();
+    const time = { now: () => now, scheduler: asyncScheduler };
+    const player = new CommandPlayer('pacat --latency-msec={bufferMs} --verbose', 16000, logger, time, (_, args) => {
+      const child = new ExitingChild();
+      started.push({ child, args });
+      return child.process;
+    });
+    const says = (i: number, text: string): void => void started[i]?.child.stderr.emit('data', Buffer.from(text));
+    player.write(pcm(2000, 16000));
+    expect(started[0]?.args).toContain('--latency-msec=20');
+    says(0, 'Stream started.\u001b[K\n');
+    now = 500;
+    // pacat --verbose: its status line, then the underrun, on one line ended by a carriage return.
+    says(0, 'Time: 0.500 sec; Latency: 18000 usec.        \rStream underrun.\u001b[K\n');
+    says(0, 'Stream underrun.\u001b[K\n');
+    player.stop();
+    player.write(pcm(2000, 16000));
+    expect(started[1]?.args).toContain('--latency-msec=40');
+    now = 2600;
+    // The reply played to its end: nothing was queued when it ran dry.
+    says(1, 'Stream underrun.\u001b[K\n');
+    player.write(pcm(500, 16000));
+    expect(logger.lines.filter((l) => l.event === 'player.underrun')).toEqual([
+      expect.objectContaining({ level: 'warn', command: 'pacat', queuedMs: 1500, bufferMs: 20, nextBufferMs: 40 }),
+    ]);
+    // Its chatter is no part of why it failed.
+    started[1]?.child.fails('Connection failure: Connection refused');
+    expect(logger.lines.find((l) => l.event === 'player.failed')).toMatchObject({
+      error: 'pacat exited with 1: Connection failure: Connection refused',
+    });
+  });
+
   it('logs a command that cannot start, and keeps going', async () => {
     const logger = watchedLogger();
     const player = new CommandPlayer('no-such-player-binary -q', 16000, logger);
