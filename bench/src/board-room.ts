@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { bufferOf } from '../../dist/audio/pcm.js';
 import type { CpuBudget } from './cpu-cap.js';
 import { boardCap } from './cpu-cores.js';
-import { BEHIND_EVENTS, HarkProcess, type Build, type Memory } from './board-hark.js';
+import { BEHIND_EVENTS, HarkProcess, type Build, type LogLine, type Memory } from './board-hark.js';
 import { asItIs, resampledTo, room, writeWav, type Piece } from './board-audio.js';
 import { locate, mixFrom, mixLength, msOfMix, pauseStarts, pauses, sounding, voiceStarts } from './board-mix.js';
 import { withoutReadAt } from './board-wake.js';
@@ -234,6 +234,14 @@ function find(mixPath: string, before: number, clip: Clip) {
   return { ...mix, origin, at: found.at, match: found.match };
 }
 
+/**
+ * A turn the user went on speaking into before a word of the reply was heard: hark took it for
+ * a pause in the question, dropped the reply and takes the question up again in the next turn.
+ */
+function talkedOn(line: LogLine): boolean {
+  return line.interrupted === 'speech' && line.heard === '';
+}
+
 async function turn(
   hark: HarkProcess,
   sim: RemoteSim,
@@ -246,7 +254,7 @@ async function turn(
   const before = mixLength(mixPath);
   const seen = hark.lines.length;
   await play(server, 'hark_mic_feed', played.path);
-  const done = await hark.event('turn', ANSWER_WITHIN_MS, seen);
+  const done = await hark.next((line) => line.event === 'turn' && !talkedOn(line), ANSWER_WITHIN_MS, seen);
   await wait(1000);
   const found = find(mixPath, before, played);
   const end = Math.round(found.at + (question.speech.endMs / 1000) * MIX_RATE);
