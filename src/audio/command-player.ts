@@ -19,6 +19,8 @@ export function commandWords(template: string, sampleRateHz: number, bufferMs = 
   );
 }
 
+/** A player that ran dry and has not said it plays on is taken to play on after this, ms. */
+const MOST_DRY_MS = 500;
 /** How long past its queued audio a closing player may take to finish. */
 const DRAIN_GRACE_MS = 500;
 
@@ -108,18 +110,23 @@ export class CommandPlayer extends ClockedPlayer {
       this.failed(why, atOnce ? from : this.clock.playedSamples());
       this.logger.error('player.failed', { command, ...fields, error: why, retryInMs, fix: PLAYBACK_FIX });
     };
-    let ranDry = false;
+    let starvedBefore = false;
     child.stderr?.on('data', (d: Buffer) => {
       const said = playerSaid(d.toString());
       stderr = (stderr + said.rest).slice(-500);
-      if (!said.ranDry || ranDry || this.child !== child) return;
-      const queuedMs = this.clock.queuedMs();
-      if (!starved(queuedMs)) return;
-      // Once per process: the buffer it was started with is all it has.
-      ranDry = true;
-      const bufferMs = this.buffer.ms;
-      const nextBufferMs = this.template.includes('{bufferMs}') ? this.buffer.grow() : undefined;
-      this.logger.warn('player.underrun', { command, queuedMs: Math.round(queuedMs), bufferMs, nextBufferMs });
+      for (const news of this.child === child ? said.news : []) {
+        const queuedMs = this.clock.queuedMs();
+        if (news === 'plays') this.playsOn();
+        else if (starved(queuedMs)) {
+          this.ranDry(MOST_DRY_MS);
+          // Logged and grown once per process: the buffer it was started with is all it has.
+          if (starvedBefore) continue;
+          starvedBefore = true;
+          const bufferMs = this.buffer.ms;
+          const nextBufferMs = this.template.includes('{bufferMs}') ? this.buffer.grow() : undefined;
+          this.logger.warn('player.underrun', { command, queuedMs: Math.round(queuedMs), bufferMs, nextBufferMs });
+        }
+      }
     });
     child.stdin?.on('error', () => undefined);
     child.on('error', (error) => fail(`${command}: ${error.message}`, {}));

@@ -45,17 +45,24 @@ export function starved(queuedMs: number): boolean {
   return queuedMs >= STARVED_WITH_MS;
 }
 
-/** What a player wrote on stderr: whether it ran dry, and the rest, for a failure's message. */
-export function playerSaid(chunk: string): { ranDry: boolean; rest: string } {
+/** pacat --verbose, when it starts to play and when it plays on after running dry. */
+const PLAYS = /^Stream started\.$/;
+
+/** What a player said of its playing, in order. */
+export type PlayerNews = 'ran dry' | 'plays';
+
+/** What a player wrote on stderr: what it said of its playing, and the rest, for a failure's message. */
+export function playerSaid(chunk: string): { news: PlayerNews[]; rest: string } {
   const lines = chunk
     .replaceAll('\u001b[K', '')
     .split(/[\r\n]+/)
     .map((line) => line.trim());
-  return {
-    ranDry: lines.some((line) => RAN_DRY.test(line)),
-    rest: lines
-      .filter((line) => line && !CHATTER.test(line))
-      .map((line) => `${line}\n`)
-      .join(''),
-  };
+  const news = lines.flatMap((line): PlayerNews[] =>
+    RAN_DRY.test(line) ? ['ran dry'] : PLAYS.test(line) ? ['plays'] : [],
+  );
+  const rest = lines
+    .filter((line) => line && !CHATTER.test(line))
+    .map((line) => `${line}\n`)
+    .join('');
+  return { news, rest };
 }

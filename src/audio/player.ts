@@ -1,4 +1,4 @@
-import { Subject, defer, of, switchMap, timer, type Observable } from 'rxjs';
+import { Subject, defer, of, switchMap, timer, type Observable, type Subscription } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
 import { samplesOf } from './pcm.js';
 import { PlaybackClock } from './playback-clock.js';
@@ -25,6 +25,8 @@ export abstract class ClockedPlayer {
   private pausedByUser = false;
   /** The device is being opened: nothing sounds yet, so the clock waits for it. */
   private deviceOpening = false;
+  /** The device ran dry though it had audio, and has not played on yet: the clock waits for it. */
+  private dry: Subscription | undefined;
   /** Why playback last failed (a player that could not start, exited with an error, or died), if it did. */
   private failure: string | undefined;
   /** How many times playback has failed: a new failure in the same words counts too. */
@@ -66,12 +68,13 @@ export abstract class ClockedPlayer {
     const pcm = this.gain === 1 ? written : scaled(written, this.gain);
     this.forgetPlayed();
     this.unplayed.push({ start, pcm });
-    if (!this.clock.isHeld) {
+    if (!this.clock.isHeld || this.dry) {
       const down = this.notPlaying();
       if (down !== undefined) {
         this.failed(down, start, start + pcm.length / 2);
       } else {
-        this.tell(pcm, this.time.now() + this.clock.queuedMs());
+        // A device that ran dry has it all the sooner; its listeners are told when it plays on.
+        if (!this.dry) this.tell(pcm, this.time.now() + this.clock.queuedMs());
         this.output(pcm);
       }
     }
@@ -85,6 +88,7 @@ export abstract class ClockedPlayer {
   pause(): void {
     if (this.pausedByUser) return;
     this.pausedByUser = true;
+    this.noLongerDry();
     // A device still opening has played nothing, and its clock already waits.
     if (this.deviceOpening) return;
     this.clock.hold();
@@ -126,6 +130,7 @@ export abstract class ClockedPlayer {
   }
 
   stop(): void {
+    this.noLongerDry();
     this.clock.drop();
     this.pausedByUser = false;
     if (!this.deviceOpening) this.clock.release();
@@ -179,6 +184,26 @@ export abstract class ClockedPlayer {
     if (!this.pausedByUser) this.playHeld();
   }
 
+  /**
+   * The device says it ran dry though it had audio to play (a process not woken in time): nothing
+   * sounds until it says it plays on, from where it stopped, or until `mostMs` have passed.
+   */
+  protected ranDry(mostMs: number): void {
+    if (this.dry || this.pausedByUser || this.deviceOpening || this.clock.isHeld) return;
+    this.clock.hold();
+    this.silenced();
+    this.dry = this.time.scheduler.schedule(() => this.playsOn(), mostMs);
+  }
+
+  /** The device plays on after running dry: what it holds sounds from now. */
+  protected playsOn(): void {
+    if (!this.dry) return;
+    this.noLongerDry();
+    const { unplayed } = this.heldBack();
+    this.clock.release();
+    this.tell(unplayed, this.time.now());
+  }
+
   /** Silences the device at once for a pause; by default, by throwing its buffer away (the player keeps a copy). */
   protected hold(): void {
     this.discard();
@@ -189,12 +214,17 @@ export abstract class ClockedPlayer {
     if (unplayed.length > 0) this.output(unplayed);
   }
 
-  private playHeld(): void {
+  /** What was written and has not played, and the sample it starts at. */
+  private heldBack(): { from: number; unplayed: Buffer } {
     this.forgetPlayed();
     const from = this.clock.playedSamples();
     const rest = this.unplayed.map(({ start, pcm }) => pcm.subarray(Math.max(0, from - start) * 2));
+    return { from, unplayed: Buffer.concat(rest) };
+  }
+
+  private playHeld(): void {
+    const { from, unplayed } = this.heldBack();
     this.clock.release();
-    const unplayed = Buffer.concat(rest);
     const down = this.notPlaying();
     if (down !== undefined) {
       if (unplayed.length >= 2) this.failed(down, from, from + unplayed.length / 2);
@@ -202,6 +232,12 @@ export abstract class ClockedPlayer {
     }
     this.tell(unplayed, this.time.now());
     this.release(unplayed);
+  }
+
+  /** No longer waiting for a device that ran dry (it plays on, or is stopped). */
+  private noLongerDry(): void {
+    this.dry?.unsubscribe();
+    this.dry = undefined;
   }
 
   private tell(pcm: Buffer, startMs: number): void {

@@ -13,14 +13,20 @@ describe('PlayerBuffer', () => {
 });
 
 describe('playerSaid', () => {
-  it('finds running dry in aplay’s words as in pacat’s, and keeps only what is not its chatter', () => {
-    expect(playerSaid('underrun!!! (at least 12.345 ms long)\n').ranDry).toBe(true);
+  it('finds running dry in aplay’s words as in pacat’s, in order with playing on, and keeps only what is not its chatter', () => {
+    expect(playerSaid('underrun!!! (at least 12.345 ms long)\n').news).toEqual(['ran dry']);
+    expect(
+      playerSaid('Stream underrun.\u001b[K\rTime: 1.0 sec; Latency: 20 usec.  \rStream started.\u001b[K\n'),
+    ).toEqual({
+      news: ['ran dry', 'plays'],
+      rest: '',
+    });
     expect(playerSaid('Connection established.\u001b[K\nStream successfully created.\u001b[K\n')).toEqual({
-      ranDry: false,
+      news: [],
       rest: '',
     });
     expect(playerSaid('Time: 1.000 sec; Latency: 20000 usec.        \rStream error: Connection terminated\n')).toEqual({
-      ranDry: false,
+      news: [],
       rest: 'Stream error: Connection terminated\n',
     });
   });

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { asyncScheduler, map } from 'rxjs';
+import { VirtualTimeScheduler, asyncScheduler, map } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import { CommandPlayer, commandWords } from '../../../src/audio/command-player.js';
 import { FilePlayer } from '../../../src/audio/file-player.js';
@@ -359,6 +359,53 @@ describe('CommandPlayer', () => {
     });
   });
 
+  it('a player that ran dry holds hark’s clock until it plays on, and its listeners hear the rest from then', () => {
+    const virtual = new VirtualTimeScheduler();
+    const at = (ms: number): void => {
+      virtual.maxFrames = ms;
+      virtual.flush();
+      virtual.frame = ms;
+    };
+    const children: ExitingChild[] = [];
+    const written: number[] = [];
+    const time = { now: () => virtual.now(), scheduler: virtual };
+    const player = new CommandPlayer('pacat --verbose', 16000, createMemoryLogger(), time, () => {
+      const child = new ExitingChild();
+      child.stdin.write = (pcm: Buffer) => written.push(pcm.length / 2) > 0;
+      children.push(child);
+      return child.process;
+    });
+    const heard: { startMs: number; samples: number }[] = [];
+    const silentFrom: number[] = [];
+    player.listen({
+      write: (samples, _, startMs) => heard.push({ startMs, samples: samples.length }),
+      drop: (atMs) => silentFrom.push(atMs),
+    });
+    const says = (text: string): void => void children[0]?.stderr.emit('data', Buffer.from(text));
+    player.write(pcm(2000, 16000));
+    at(500);
+    says('Stream underrun.\u001b[K\n');
+    expect(silentFrom).toEqual([500]);
+    at(560);
+    expect(player.playedSamples()).toBe(8000);
+    // Written meanwhile: the player has it at once, its listeners when it plays.
+    player.write(pcm(100, 16000));
+    expect(written).toEqual([32_000, 1600]);
+    says('Stream started.\u001b[K\n');
+    expect(heard).toEqual([
+      { startMs: 0, samples: 32_000 },
+      { startMs: 560, samples: 25_600 },
+    ]);
+    at(1560);
+    expect(player.queuedMs()).toBe(600);
+    // One that never says it plays on is taken to, half a second after it ran dry.
+    says('Stream underrun.\u001b[K\n');
+    at(1900);
+    expect(player.queuedMs()).toBe(600);
+    at(2160);
+    expect(player.queuedMs()).toBe(500);
+  });
+
   it('logs a command that cannot start, and keeps going', async () => {
     const logger = watchedLogger();
     const player = new CommandPlayer('no-such-player-binary -q', 16000, logger);
@@ -370,7 +417,7 @@ describe('CommandPlayer', () => {
 
 /** A player process that the test ends: it exits with an error the moment it is told to. */
 class ExitingChild extends EventEmitter {
-  readonly stdin = Object.assign(new EventEmitter(), { write: () => true, end: () => undefined });
+  readonly stdin = Object.assign(new EventEmitter(), { write: (_pcm: Buffer): boolean => true, end: () => undefined });
   readonly stderr = new EventEmitter();
   exitCode: number | null = null;
   signalCode: NodeJS.Signals | null = null;
