@@ -95,7 +95,8 @@ export class CommandPlayer extends ClockedPlayer {
   private start(): ChildProcess | undefined {
     if (this.restarts.waitMs() > 0) return undefined;
     const [command, ...args] = commandWords(this.template, this.sampleRateHz, this.buffer.ms) as [string, ...string[]];
-    const child = this.spawn(command, args, { stdio: ['pipe', 'ignore', 'pipe'] });
+    // In C, so that what it says of its playing is in the words hark reads.
+    const child = this.spawn(command, args, { stdio: ['pipe', 'ignore', 'pipe'], env: { LC_ALL: 'C' } });
     const startedAt = this.time.now();
     // What it is given from here on is lost if it fails at once; one that ran a while played until it failed.
     const from = this.clock.playedSamples();
@@ -111,14 +112,18 @@ export class CommandPlayer extends ClockedPlayer {
       this.logger.error('player.failed', { command, ...fields, error: why, retryInMs, fix: PLAYBACK_FIX });
     };
     let starvedBefore = false;
+    // Only a player that says when it plays (pacat) says when it plays on after running dry.
+    let saysWhenItPlays = false;
     child.stderr?.on('data', (d: Buffer) => {
       const said = playerSaid(d.toString());
       stderr = (stderr + said.rest).slice(-500);
       for (const news of this.child === child ? said.news : []) {
         const queuedMs = this.clock.queuedMs();
-        if (news === 'plays') this.playsOn();
-        else if (starved(queuedMs)) {
-          this.ranDry(MOST_DRY_MS);
+        if (news === 'plays') {
+          saysWhenItPlays = true;
+          this.playsOn();
+        } else if (starved(queuedMs)) {
+          if (saysWhenItPlays) this.ranDry(MOST_DRY_MS);
           // Logged and grown once per process: the buffer it was started with is all it has.
           if (starvedBefore) continue;
           starvedBefore = true;

@@ -46,7 +46,7 @@ export function starved(queuedMs: number): boolean {
 }
 
 /** pacat --verbose, when it starts to play and when it plays on after running dry. */
-const PLAYS = /^Stream started\.$/;
+const PLAYS = /Stream started\./;
 
 /** What a player said of its playing, in order. */
 export type PlayerNews = 'ran dry' | 'plays';

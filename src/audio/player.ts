@@ -171,6 +171,7 @@ export abstract class ClockedPlayer {
   protected opening(): void {
     if (this.deviceOpening) return;
     this.deviceOpening = true;
+    this.noLongerDry();
     // Paused, it is held and its listeners told already.
     if (this.pausedByUser) return;
     this.clock.hold();
@@ -201,7 +202,8 @@ export abstract class ClockedPlayer {
     this.noLongerDry();
     const { unplayed } = this.heldBack();
     this.clock.release();
-    this.tell(unplayed, this.time.now());
+    // A player that failed meanwhile plays none of it (the failure said which audio).
+    if (this.notPlaying() === undefined) this.tell(unplayed, this.time.now());
   }
 
   /** Silences the device at once for a pause; by default, by throwing its buffer away (the player keeps a copy). */

@@ -383,6 +383,7 @@ describe('CommandPlayer', () => {
     });
     const says = (text: string): void => void children[0]?.stderr.emit('data', Buffer.from(text));
     player.write(pcm(2000, 16000));
+    says('Stream started.\u001b[K\n');
     at(500);
     says('Stream underrun.\u001b[K\n');
     expect(silentFrom).toEqual([500]);
@@ -404,6 +405,63 @@ describe('CommandPlayer', () => {
     expect(player.queuedMs()).toBe(600);
     at(2160);
     expect(player.queuedMs()).toBe(500);
+  });
+
+  it('a pause while the player has run dry holds it there, and the resume plays on from exactly there', () => {
+    const virtual = new VirtualTimeScheduler();
+    const at = (ms: number): void => {
+      virtual.maxFrames = ms;
+      virtual.flush();
+      virtual.frame = ms;
+    };
+    const children: { child: ExitingChild; written: number[] }[] = [];
+    const time = { now: () => virtual.now(), scheduler: virtual };
+    const player = new CommandPlayer('pacat --verbose', 16000, createMemoryLogger(), time, () => {
+      const child = new ExitingChild();
+      const written: number[] = [];
+      child.stdin.write = (pcm: Buffer) => written.push(pcm.length / 2) > 0;
+      children.push({ child, written });
+      return child.process;
+    });
+    const heard: { startMs: number; samples: number }[] = [];
+    player.listen({ write: (samples, _, startMs) => heard.push({ startMs, samples: samples.length }), drop: () => {} });
+    const says = (text: string): void => void children[0]?.child.stderr.emit('data', Buffer.from(text));
+    player.write(pcm(2000, 16000));
+    says('Stream started.\n');
+    at(500);
+    says('Stream underrun.\n');
+    at(520);
+    player.pause();
+    // Past the most a dry player is waited for: paused, nothing plays.
+    at(1200);
+    expect(player.playedSamples()).toBe(8000);
+    player.resume();
+    expect(children[1]?.written).toEqual([24_000]);
+    expect(heard).toEqual([
+      { startMs: 0, samples: 32_000 },
+      { startMs: 1200, samples: 24_000 },
+    ]);
+  });
+
+  it('a player that does not say when it plays on (aplay) is not waited for, though its buffer grows', () => {
+    let now = 0;
+    const children: { child: ExitingChild; args: readonly string[] }[] = [];
+    const logger = createMemoryLogger();
+    const time = { now: () => now, scheduler: asyncScheduler };
+    const player = new CommandPlayer('aplay --buffer-time={bufferMs}000', 16000, logger, time, (_, args) => {
+      const child = new ExitingChild();
+      children.push({ child, args });
+      return child.process;
+    });
+    player.write(pcm(2000, 16000));
+    now = 500;
+    children[0]?.child.stderr.emit('data', Buffer.from('underrun!!! (at least 41.234 ms long)\n'));
+    now = 700;
+    expect(player.playedSamples()).toBe(11_200);
+    player.stop();
+    player.write(pcm(100, 16000));
+    expect(children.map(({ args }) => args)).toEqual([['--buffer-time=20000'], ['--buffer-time=40000']]);
+    expect(logger.lines.filter((l) => l.event === 'player.underrun')).toHaveLength(1);
   });
 
   it('logs a command that cannot start, and keeps going', async () => {
