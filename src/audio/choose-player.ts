@@ -87,9 +87,10 @@ export function playerCommand(name: 'pw-play' | 'pacat' | 'aplay', device: strin
       return `pw-play${raw} --rate={rate} --channels=1 --format=s16 --latency=20ms${target} -`;
     }
     case 'pacat': {
-      // Not --verbose, which would say when it runs dry (PlayerBuffer) but writes hark ~38 lines a second while it lives.
+      // --verbose: it says when it plays and when it runs dry (PlayerBuffer); while it lives it also
+      // says how it is doing ~38 times a second, so an idle one is ended (IDLE_END_MS).
       const target = device ? ` ${quoted(`--device=${device}`)}` : '';
-      return `pacat --playback --raw --format=s16le --channels=1 --rate={rate} --latency-msec={bufferMs} --client-name=hark${target}`;
+      return `pacat --playback --raw --format=s16le --channels=1 --rate={rate} --latency-msec={bufferMs} --verbose --client-name=hark${target}`;
     }
     case 'aplay':
       // aplay's own buffer is as long as the device allows, up to 500 ms: beyond echo.maxDelayMs.

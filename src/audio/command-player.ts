@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import type { Subscription } from 'rxjs';
 import { realClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../system/logger.js';
 import { spawnChild } from '../system/spawn.js';
@@ -19,8 +20,15 @@ export function commandWords(template: string, sampleRateHz: number, bufferMs = 
   );
 }
 
-/** A player that ran dry and has not said it plays on is taken to play on after this, ms. */
-const MOST_DRY_MS = 500;
+/** A player that ran dry, or just started, and has not said it plays is taken to play after this, ms. */
+const MOST_QUIET_MS = 500;
+/**
+ * A process left with nothing to play is ended after this long, ms: a verbose pacat says how it
+ * is doing about 38 times a second for as long as it lives, which costs hark's main thread about
+ * 5 ms of CPU a second (on this build machine) though nothing plays. A follow-up within it finds
+ * the player ready.
+ */
+export const IDLE_END_MS = 10_000;
 /** How long past its queued audio a closing player may take to finish. */
 const DRAIN_GRACE_MS = 500;
 
@@ -31,12 +39,18 @@ const DRAIN_GRACE_MS = 500;
  * write, after a wait that grows while it keeps failing (see Restarts); what is written
  * meanwhile is reported as failed, not played. A command that says it ran dry while it had
  * plenty to play is logged, and the next one started with a longer buffer (see PlayerBuffer).
+ * A process that says when it plays (pacat --verbose) is waited for: hark's clock counts nothing
+ * as played from a new one, or from one that ran dry, until it says it plays. One left with
+ * nothing to play is ended after IDLE_END_MS.
  */
 export class CommandPlayer extends ClockedPlayer {
   private child: ChildProcess | undefined;
   private readonly words: string[];
   private readonly restarts: Restarts;
   private readonly buffer = new PlayerBuffer();
+  /** A process says "Stream started." when it plays (pacat --verbose, or one heard to say so): each is waited for. */
+  private saysWhenItPlays: boolean;
+  private idle: Subscription | undefined;
 
   constructor(
     private readonly template: string,
@@ -49,6 +63,7 @@ export class CommandPlayer extends ClockedPlayer {
     super(sampleRateHz, time);
     this.words = commandWords(template, sampleRateHz);
     if (this.words.length === 0) throw new Error('audio.playerCommand is empty');
+    this.saysWhenItPlays = this.program === 'pacat' && this.words.some((w) => w === '--verbose' || w === '-v');
     this.restarts = new Restarts(time);
   }
 
@@ -61,9 +76,23 @@ export class CommandPlayer extends ClockedPlayer {
     return this.program;
   }
 
+  override write(written: Buffer): number {
+    // Started here, before the clock counts what is written as sounding: a new process says when it plays.
+    if (!this.child && written.length > 0 && !this.paused && this.start() && this.saysWhenItPlays)
+      this.quietUntilItPlays(MOST_QUIET_MS);
+    const end = super.write(written);
+    if (this.child) this.endWhenIdle();
+    return end;
+  }
+
   protected output(pcm: Buffer): void {
     const child = this.child ?? this.start();
     child?.stdin?.write(pcm);
+  }
+
+  protected override release(unplayed: Buffer): void {
+    super.release(unplayed);
+    if (this.child) this.endWhenIdle();
   }
 
   protected override notPlaying(): string | undefined {
@@ -71,6 +100,7 @@ export class CommandPlayer extends ClockedPlayer {
   }
 
   protected discard(): void {
+    this.idle?.unsubscribe();
     this.child?.kill('SIGKILL');
     this.child = undefined;
   }
@@ -86,9 +116,21 @@ export class CommandPlayer extends ClockedPlayer {
   }
 
   async close(): Promise<void> {
+    this.idle?.unsubscribe();
     const child = this.child;
     this.child = undefined;
     if (child) await endAndWait(child, this.queuedMs() + DRAIN_GRACE_MS, this.time.scheduler);
+  }
+
+  /** Ends the process once it has had nothing to play for IDLE_END_MS; the next write starts another. */
+  private endWhenIdle(): void {
+    this.idle?.unsubscribe();
+    this.idle = this.time.scheduler.schedule(() => {
+      if (this.paused || this.queuedMs() > 0) return this.endWhenIdle();
+      const child = this.child;
+      this.child = undefined;
+      child?.stdin?.end();
+    }, this.queuedMs() + IDLE_END_MS);
   }
 
   /** A new process, unless one failed too lately to start another yet. */
@@ -112,18 +154,22 @@ export class CommandPlayer extends ClockedPlayer {
       this.logger.error('player.failed', { command, ...fields, error: why, retryInMs, fix: PLAYBACK_FIX });
     };
     let starvedBefore = false;
-    // Only a player that says when it plays (pacat) says when it plays on after running dry.
-    let saysWhenItPlays = false;
+    // What came after the last line break: the start of a line the next chunk ends.
+    let partial = '';
     child.stderr?.on('data', (d: Buffer) => {
-      const said = playerSaid(d.toString());
+      const text = partial + d.toString();
+      const cut = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) + 1;
+      partial = text.slice(cut).slice(-500);
+      const said = playerSaid(text.slice(0, cut));
       stderr = (stderr + said.rest).slice(-500);
       for (const news of this.child === child ? said.news : []) {
         const queuedMs = this.clock.queuedMs();
         if (news === 'plays') {
-          saysWhenItPlays = true;
-          this.playsOn();
+          this.saysWhenItPlays = true;
+          this.plays();
         } else if (starved(queuedMs)) {
-          if (saysWhenItPlays) this.ranDry(MOST_DRY_MS);
+          // Only a player that says when it plays (pacat) says when it plays on after running dry.
+          if (this.saysWhenItPlays) this.quietUntilItPlays(MOST_QUIET_MS);
           // Logged and grown once per process: the buffer it was started with is all it has.
           if (starvedBefore) continue;
           starvedBefore = true;
@@ -138,7 +184,7 @@ export class CommandPlayer extends ClockedPlayer {
     child.on('close', (code, signal) => {
       if (this.child === child) this.child = undefined;
       if (code === 0 || signal === 'SIGKILL') return;
-      const why = lastWords(stderr);
+      const why = lastWords(stderr + playerSaid(partial).rest);
       fail(`${command} exited with ${code ?? signal}${why ? `: ${why}` : ''}`, { code, signal });
     });
     this.child = child;

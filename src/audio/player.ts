@@ -25,8 +25,8 @@ export abstract class ClockedPlayer {
   private pausedByUser = false;
   /** The device is being opened: nothing sounds yet, so the clock waits for it. */
   private deviceOpening = false;
-  /** The device ran dry though it had audio, and has not played on yet: the clock waits for it. */
-  private dry: Subscription | undefined;
+  /** The device has audio but does not play yet (it ran dry, or is just starting): the clock waits for it. */
+  private quiet: Subscription | undefined;
   /** Why playback last failed (a player that could not start, exited with an error, or died), if it did. */
   private failure: string | undefined;
   /** How many times playback has failed: a new failure in the same words counts too. */
@@ -68,13 +68,13 @@ export abstract class ClockedPlayer {
     const pcm = this.gain === 1 ? written : scaled(written, this.gain);
     this.forgetPlayed();
     this.unplayed.push({ start, pcm });
-    if (!this.clock.isHeld || this.dry) {
+    if (!this.clock.isHeld || this.quiet) {
       const down = this.notPlaying();
       if (down !== undefined) {
         this.failed(down, start, start + pcm.length / 2);
       } else {
-        // A device that ran dry has it all the sooner; its listeners are told when it plays on.
-        if (!this.dry) this.tell(pcm, this.time.now() + this.clock.queuedMs());
+        // A quiet device has it all the sooner; its listeners are told when it plays.
+        if (!this.quiet) this.tell(pcm, this.time.now() + this.clock.queuedMs());
         this.output(pcm);
       }
     }
@@ -88,7 +88,7 @@ export abstract class ClockedPlayer {
   pause(): void {
     if (this.pausedByUser) return;
     this.pausedByUser = true;
-    this.noLongerDry();
+    this.noLongerQuiet();
     // A device still opening has played nothing, and its clock already waits.
     if (this.deviceOpening) return;
     this.clock.hold();
@@ -130,7 +130,7 @@ export abstract class ClockedPlayer {
   }
 
   stop(): void {
-    this.noLongerDry();
+    this.noLongerQuiet();
     this.clock.drop();
     this.pausedByUser = false;
     if (!this.deviceOpening) this.clock.release();
@@ -171,7 +171,7 @@ export abstract class ClockedPlayer {
   protected opening(): void {
     if (this.deviceOpening) return;
     this.deviceOpening = true;
-    this.noLongerDry();
+    this.noLongerQuiet();
     // Paused, it is held and its listeners told already.
     if (this.pausedByUser) return;
     this.clock.hold();
@@ -186,20 +186,21 @@ export abstract class ClockedPlayer {
   }
 
   /**
-   * The device says it ran dry though it had audio to play (a process not woken in time): nothing
-   * sounds until it says it plays on, from where it stopped, or until `mostMs` have passed.
+   * The device has audio and will say when it plays it (a process just started, or one that ran
+   * dry because it was not woken in time): nothing sounds until it says so, from where it
+   * stopped, or until `mostMs` have passed. What is written meanwhile is handed to it at once.
    */
-  protected ranDry(mostMs: number): void {
-    if (this.dry || this.pausedByUser || this.deviceOpening || this.clock.isHeld) return;
+  protected quietUntilItPlays(mostMs: number): void {
+    if (this.quiet || this.pausedByUser || this.deviceOpening || this.clock.isHeld) return;
     this.clock.hold();
     this.silenced();
-    this.dry = this.time.scheduler.schedule(() => this.playsOn(), mostMs);
+    this.quiet = this.time.scheduler.schedule(() => this.plays(), mostMs);
   }
 
-  /** The device plays on after running dry: what it holds sounds from now. */
-  protected playsOn(): void {
-    if (!this.dry) return;
-    this.noLongerDry();
+  /** The device says it plays (or has been waited for long enough): what it holds sounds from now. */
+  protected plays(): void {
+    if (!this.quiet) return;
+    this.noLongerQuiet();
     const { unplayed } = this.heldBack();
     this.clock.release();
     // A player that failed meanwhile plays none of it (the failure said which audio).
@@ -236,10 +237,10 @@ export abstract class ClockedPlayer {
     this.release(unplayed);
   }
 
-  /** No longer waiting for a device that ran dry (it plays on, or is stopped). */
-  private noLongerDry(): void {
-    this.dry?.unsubscribe();
-    this.dry = undefined;
+  /** No longer waiting for a quiet device (it plays, or is stopped). */
+  private noLongerQuiet(): void {
+    this.quiet?.unsubscribe();
+    this.quiet = undefined;
   }
 
   private tell(pcm: Buffer, startMs: number): void {

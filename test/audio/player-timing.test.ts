@@ -72,7 +72,13 @@ let player: ClockedPlayer;
 const told: Told[] = [];
 const drops: number[] = [];
 /** Lags (recording against what the player said, ms) of the pieces of each reply, and when the pause began to sound silent. */
-const measured = { first: [] as number[], second: [] as number[], resumed: [] as number[], silentLagMs: NaN };
+const measured = {
+  first: [] as number[],
+  second: [] as number[],
+  resumed: [] as number[],
+  afterStop: [] as number[],
+  silentLagMs: NaN,
+};
 
 beforeAll(async () => {
   server = await startSoundServer();
@@ -101,10 +107,17 @@ beforeAll(async () => {
   player.write(signal(3000));
   await wait(1000);
   player.pause();
+  const paused = drops.at(-1) ?? NaN;
   await wait(500);
   const resumedFrom = told.length;
   player.resume();
   await wait(2500);
+  // Talked over: the next reply goes to a new player process, which takes a while to start.
+  player.stop();
+  await wait(300);
+  const afterStopFrom = told.length;
+  player.write(signal(1000));
+  await wait(1500);
   await player.close();
   await wait(200);
   await recording.stop();
@@ -123,12 +136,12 @@ beforeAll(async () => {
       return found;
     });
   measured.first = lags(told.slice(firstFrom, secondFrom));
-  const paused = drops.at(-1) ?? NaN;
   // Of the second reply, what was to sound before the pause.
   const second = told[secondFrom] as Told;
   const beforePause = second.samples.subarray(0, Math.floor(((paused - second.startMs - 100) / 1000) * RATE));
   measured.second = lags([{ startMs: second.startMs, samples: beforePause }]);
-  measured.resumed = lags(told.slice(resumedFrom));
+  measured.resumed = lags(told.slice(resumedFrom, afterStopFrom));
+  measured.afterStop = lags(told.slice(afterStopFrom));
   // Where the recording goes silent after the pause, against where the player said it would.
   const lag = median(measured.second);
   const silentAt = Math.round(((paused + lag - startedAt) / 1000) * RATE);
@@ -142,7 +155,7 @@ beforeAll(async () => {
     }
   }
   console.log(
-    `${speaker ? 'speaker' : 'pacat'}: lag of the first reply ${median(measured.first).toFixed(0)} ms (${measured.first.length} pieces), the second ${lag.toFixed(0)} ms (${measured.second.length}), after the resume ${median(measured.resumed).toFixed(0)} ms (${measured.resumed.length}); silent ${measured.silentLagMs.toFixed(0)} ms after the player said`,
+    `${speaker ? 'speaker' : 'pacat'}: lag of the first reply ${median(measured.first).toFixed(0)} ms (${measured.first.length} pieces), the second ${lag.toFixed(0)} ms (${measured.second.length}), after the resume ${median(measured.resumed).toFixed(0)} ms (${measured.resumed.length}), after a stop ${median(measured.afterStop).toFixed(0)} ms (${measured.afterStop.length}); silent ${measured.silentLagMs.toFixed(0)} ms after the player said`,
   );
 }, 60_000);
 
@@ -161,5 +174,10 @@ describe("hark's player against what the sound server plays", () => {
     expect(measured.silentLagMs).toBeLessThanOrEqual(10);
     expect(measured.resumed.length).toBeGreaterThan(10);
     expect(Math.abs(median(measured.resumed) - median(measured.second))).toBeLessThan(50);
+  });
+
+  it('the reply after a stop, on a new player process, sounds when the player says', () => {
+    expect(measured.afterStop.length).toBeGreaterThan(5);
+    expect(Math.abs(median(measured.afterStop) - median(measured.second))).toBeLessThan(50);
   });
 });

@@ -74,7 +74,7 @@ describe('choosing the player (audio.player: auto)', () => {
     expect(choose(bin)).toMatchObject({
       name: 'pacat',
       command:
-        'pacat --playback --raw --format=s16le --channels=1 --rate={rate} --latency-msec={bufferMs} --client-name=hark',
+        'pacat --playback --raw --format=s16le --channels=1 --rate={rate} --latency-msec={bufferMs} --verbose --client-name=hark',
     });
   });
 

@@ -1,0 +1,336 @@
+import type { ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { VirtualTimeScheduler, asyncScheduler } from 'rxjs';
+import { describe, expect, it, vi } from 'vitest';
+import { CommandPlayer, IDLE_END_MS, commandWords } from '../../../src/audio/command-player.js';
+import type { PlaybackError } from '../../../src/audio/playback-error.js';
+import { createMemoryLogger } from '../../../src/system/logger.js';
+import { pcm } from '../../helpers/fakes.js';
+import { watchedLogger } from '../../helpers/logger.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hark-command-player-'));
+
+/** A player process the test speaks for: what it was started with, what it was given, what it says. */
+class StandInChild extends EventEmitter {
+  /** Samples written to it, write by write. */
+  readonly written: number[] = [];
+  readonly stdin = Object.assign(new EventEmitter(), {
+    write: (pcm: Buffer): boolean => this.written.push(pcm.length / 2) > 0,
+    end: (): void => void (this.ended = true),
+  });
+  readonly stderr = new EventEmitter();
+  ended = false;
+  exitCode: number | null = null;
+  signalCode: NodeJS.Signals | null = null;
+
+  constructor(readonly args: readonly string[]) {
+    super();
+  }
+
+  /** What CommandPlayer sees: the parts of a ChildProcess it uses. */
+  get process(): ChildProcess {
+    return this as unknown as ChildProcess;
+  }
+
+  says(text: string): void {
+    this.stderr.emit('data', Buffer.from(text));
+  }
+
+  /** Exits with an error, saying why, the moment it is told to. */
+  fails(said: string): void {
+    if (this.exitCode !== null) return;
+    this.exitCode = 1;
+    this.says(`${said}\n`);
+    this.emit('close', 1, null);
+  }
+
+  kill(signal: NodeJS.Signals): boolean {
+    this.signalCode = signal;
+    this.emit('close', null, signal);
+    return true;
+  }
+}
+
+/** A CommandPlayer at 16 kHz on virtual time, its processes stand-ins, its listeners recorded. */
+function standIn(template: string) {
+  const virtual = new VirtualTimeScheduler();
+  const logger = createMemoryLogger();
+  const children: StandInChild[] = [];
+  const time = { now: () => virtual.now(), scheduler: virtual };
+  const player = new CommandPlayer(template, 16000, logger, time, (_, args) => {
+    const child = new StandInChild(args);
+    children.push(child);
+    return child.process;
+  });
+  const heard: { startMs: number; samples: number }[] = [];
+  const silentFrom: number[] = [];
+  player.listen({
+    write: (samples, _, startMs) => heard.push({ startMs, samples: samples.length }),
+    drop: (atMs) => silentFrom.push(atMs),
+  });
+  /** Runs everything due up to `ms`, and stays there. */
+  const at = (ms: number): void => {
+    virtual.maxFrames = ms;
+    virtual.flush();
+    virtual.frame = ms;
+  };
+  return { player, logger, children, heard, silentFrom, at };
+}
+
+describe('CommandPlayer', () => {
+  it('splits the command line and fills in the rate', () => {
+    expect(commandWords('pacat --raw --rate={rate} "--client-name=hark voice"', 24000)).toEqual([
+      'pacat',
+      '--raw',
+      '--rate=24000',
+      '--client-name=hark voice',
+    ]);
+  });
+
+  it('pipes PCM to the command, and closing lets it play to the end', async () => {
+    const out = join(dir, 'command.raw');
+    const logger = createMemoryLogger();
+    const player = new CommandPlayer(`sh -c "cat > ${out}"`, 16000, logger);
+    player.write(pcm(500, 16000));
+    await player.close();
+    expect(readFileSync(out).length).toBe(16000);
+    expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('a stop kills the command at once and drops the queue; the next write starts a new one', async () => {
+    const out = mkdtempSync(join(dir, 'stop-'));
+    const logger = createMemoryLogger();
+    // Each process writes its own file, named by its PID.
+    const player = new CommandPlayer(`sh -c "cat > ${out}/$$.raw"`, 16000, logger);
+    player.write(pcm(5000, 16000));
+    player.stop();
+    expect(player.queuedMs()).toBe(0);
+    player.write(pcm(100, 16000));
+    await player.close();
+    const sizes = readdirSync(out).map((f) => readFileSync(join(out, f)).length);
+    // The killed process may not even have opened its file; the new one got exactly the audio after the stop.
+    expect(sizes.length).toBeLessThanOrEqual(2);
+    expect(sizes).toContain(3200);
+    expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('a pause silences the command at once and starts the next, which plays the rest on the resume', async () => {
+    const out = mkdtempSync(join(dir, 'pause-'));
+    let now = 0;
+    const player = new CommandPlayer(`sh -c "cat > ${out}/$$.raw"`, 16000, createMemoryLogger(), {
+      now: () => now,
+      scheduler: asyncScheduler,
+    });
+    player.write(pcm(1000, 16000));
+    await vi.waitFor(() => expect(readdirSync(out)).toHaveLength(1));
+    now = 250;
+    player.pause();
+    // The next command is already running, so the resume does not wait for it to start.
+    await vi.waitFor(() => expect(readdirSync(out)).toHaveLength(2));
+    now = 900;
+    expect(player.queuedMs()).toBe(750);
+    player.resume();
+    await player.close();
+    const sizes = readdirSync(out).map((f) => readFileSync(join(out, f)).length);
+    // The resumed process got exactly the 750 ms that had not been played.
+    expect(sizes).toContain(750 * 32);
+  });
+
+  it('a command that always fails is started a few times a minute however often hark writes, and nothing written is taken for played', () => {
+    const { player, logger, children, at } = standIn('aplay -q');
+    const lost: PlaybackError[] = [];
+    player.failures.subscribe((failure) => lost.push(failure));
+    const written: [number, number][] = [];
+    // A minute of writes every 25 ms (a reply, earcons, meters' worth); each start fails at once.
+    for (let now = 0; now < 60_000; now += 25) {
+      at(now);
+      const from = player.writtenSamples();
+      written.push([from, player.write(pcm(25, 16000))]);
+      children.at(-1)?.fails('aplay: main:831: audio open error: No such device');
+    }
+    // Waits of 0.5, 1, 2, 4, 8, 16, 30 s: 8 starts in the first minute, where there were 2400 writes.
+    expect(children.length).toBeLessThanOrEqual(8);
+    const failed = logger.lines.filter((l) => l.event === 'player.failed');
+    expect(failed).toHaveLength(children.length);
+    expect(failed.at(-1)).toMatchObject({
+      error: 'aplay exited with 1: aplay: main:831: audio open error: No such device',
+      retryInMs: 30_000,
+      fix: expect.stringMatching(/hark devices.*audio\.playbackDevice.*-o FILE\.wav/) as unknown,
+    });
+    const unreported = written.filter(([from, to]) => !lost.some((l) => l.fromSample <= from && l.toSample >= to));
+    expect(unreported).toEqual([]);
+  });
+
+  it('logs a command that cannot start, and keeps going', async () => {
+    const logger = watchedLogger();
+    const player = new CommandPlayer('no-such-player-binary -q', 16000, logger);
+    player.write(pcm(100, 16000));
+    expect(await logger.line('player.failed')).toMatchObject({ command: 'no-such-player-binary' });
+    await player.close();
+  });
+});
+
+describe('CommandPlayer running dry', () => {
+  it('a player that runs dry with audio still queued is logged, and the next asks for twice the buffer; running dry at the end is no fault', () => {
+    const { player, logger, children, at } = standIn('pacat --latency-msec={bufferMs} --verbose');
+    player.write(pcm(2000, 16000));
+    expect(children[0]?.args).toContain('--latency-msec=20');
+    children[0]?.says('Stream started.\u001b[K\n');
+    at(500);
+    // pacat --verbose: its status line, then the underrun, on one line ended by a carriage return.
+    children[0]?.says('Time: 0.500 sec; Latency: 18000 usec.        \rStream underrun.\u001b[K\n');
+    children[0]?.says('Stream underrun.\u001b[K\n');
+    player.stop();
+    player.write(pcm(2000, 16000));
+    expect(children[1]?.args).toContain('--latency-msec=40');
+    children[1]?.says('Stream started.\u001b[K\n');
+    at(2600);
+    // The reply played to its end: nothing was queued when it ran dry.
+    children[1]?.says('Stream underrun.\u001b[K\n');
+    player.write(pcm(500, 16000));
+    expect(logger.lines.filter((l) => l.event === 'player.underrun')).toEqual([
+      expect.objectContaining({ level: 'warn', command: 'pacat', queuedMs: 1500, bufferMs: 20, nextBufferMs: 40 }),
+    ]);
+    // Its chatter is no part of why it failed.
+    children[1]?.fails('Connection failure: Connection refused');
+    expect(logger.lines.find((l) => l.event === 'player.failed')).toMatchObject({
+      error: 'pacat exited with 1: Connection failure: Connection refused',
+    });
+  });
+
+  it('a player that ran dry holds hark’s clock until it plays on, and its listeners hear the rest from then', () => {
+    const { player, children, heard, silentFrom, at } = standIn('pacat --verbose');
+    const says = (text: string): void => children[0]?.says(text);
+    player.write(pcm(2000, 16000));
+    says('Stream started.\u001b[K\n');
+    at(500);
+    says('Stream underrun.\u001b[K\n');
+    // Nothing sounded while it started, nor once it ran dry.
+    expect(silentFrom).toEqual([0, 500]);
+    at(560);
+    expect(player.playedSamples()).toBe(8000);
+    // Written meanwhile: the player has it at once, its listeners when it plays.
+    player.write(pcm(100, 16000));
+    expect(children[0]?.written).toEqual([32_000, 1600]);
+    // Said in two pieces, as a pipe may hand it over.
+    says('Stream star');
+    expect(heard).toHaveLength(1);
+    says('ted.\u001b[K\n');
+    expect(heard).toEqual([
+      { startMs: 0, samples: 32_000 },
+      { startMs: 560, samples: 25_600 },
+    ]);
+    at(1560);
+    expect(player.queuedMs()).toBe(600);
+    // One that never says it plays on is taken to, half a second after it ran dry.
+    says('Stream underrun.\u001b[K\n');
+    at(1900);
+    expect(player.queuedMs()).toBe(600);
+    at(2160);
+    expect(player.queuedMs()).toBe(500);
+  });
+
+  it('a pause while the player has run dry holds it there, and the resume plays on from exactly there', () => {
+    const { player, children, heard, at } = standIn('pacat --verbose');
+    player.write(pcm(2000, 16000));
+    children[0]?.says('Stream started.\n');
+    at(500);
+    children[0]?.says('Stream underrun.\n');
+    at(520);
+    player.pause();
+    // Past the most a dry player is waited for: paused, nothing plays.
+    at(1200);
+    expect(player.playedSamples()).toBe(8000);
+    player.resume();
+    expect(children[1]?.written).toEqual([24_000]);
+    expect(heard).toEqual([
+      { startMs: 0, samples: 32_000 },
+      { startMs: 1200, samples: 24_000 },
+    ]);
+  });
+
+  it('a player that does not say when it plays on (aplay) is not waited for, though its buffer grows', () => {
+    const { player, logger, children, at } = standIn('aplay --buffer-time={bufferMs}000');
+    player.write(pcm(2000, 16000));
+    at(500);
+    children[0]?.says('underrun!!! (at least 41.234 ms long)\n');
+    at(700);
+    expect(player.playedSamples()).toBe(11_200);
+    player.stop();
+    player.write(pcm(100, 16000));
+    expect(children.map(({ args }) => args)).toEqual([['--buffer-time=20000'], ['--buffer-time=40000']]);
+    expect(logger.lines.filter((l) => l.event === 'player.underrun')).toHaveLength(1);
+  });
+});
+
+describe('CommandPlayer between replies', () => {
+  it('a new process of a player that says when it plays is waited for: its listeners hear the reply from then', () => {
+    const { player, children, heard, at } = standIn('pacat --verbose');
+    player.write(pcm(1000, 16000));
+    at(40);
+    expect(player.playedSamples()).toBe(0);
+    children[0]?.says('Stream successfully created.\nStream started.\n');
+    at(340);
+    // Talked over: the next reply starts a new process, which takes a while to connect.
+    player.stop();
+    at(2000);
+    player.write(pcm(1000, 16000));
+    expect(children[1]?.written).toEqual([16_000]);
+    at(2060);
+    expect(player.playedSamples()).toBe(4800);
+    children[1]?.says('Stream started.\n');
+    at(2560);
+    expect(player.playedSamples()).toBe(4800 + 8000);
+    expect(heard).toEqual([
+      { startMs: 40, samples: 16_000 },
+      { startMs: 2060, samples: 16_000 },
+    ]);
+  });
+
+  it('a player command not known to say when it plays is waited for once one of its processes has said so', () => {
+    const { player, children, heard, at } = standIn('my-pacat-wrapper');
+    player.write(pcm(1000, 16000));
+    children[0]?.says('Stream started.\n');
+    at(300);
+    player.stop();
+    player.write(pcm(1000, 16000));
+    at(350);
+    children[1]?.says('Stream started.\n');
+    expect(heard.map(({ startMs }) => startMs)).toEqual([0, 350]);
+  });
+
+  it('a process left with nothing to play is ended, not before; the next reply starts another', () => {
+    const { player, children, at } = standIn('pacat --verbose');
+    player.write(pcm(1000, 16000));
+    children[0]?.says('Stream started.\n');
+    const followUp = 1000 + IDLE_END_MS - 1;
+    at(followUp);
+    expect(children[0]?.ended).toBe(false);
+    // A follow-up within the wait finds it ready, and the wait starts again from its end.
+    player.write(pcm(500, 16000));
+    expect(children).toHaveLength(1);
+    at(followUp + 500 + IDLE_END_MS - 1);
+    expect(children[0]?.ended).toBe(false);
+    at(followUp + 500 + IDLE_END_MS);
+    expect(children[0]?.ended).toBe(true);
+    player.write(pcm(500, 16000));
+    expect(children).toHaveLength(2);
+    expect(children[1]?.written).toEqual([8000]);
+  });
+
+  it('a paused reply keeps its player however long the pause', () => {
+    const { player, children, at } = standIn('pacat --verbose');
+    player.write(pcm(1000, 16000));
+    children[0]?.says('Stream started.\n');
+    at(500);
+    player.pause();
+    at(3 * IDLE_END_MS);
+    // The one started for the resume is still there, and is given the rest.
+    expect(children.map((child) => child.ended)).toEqual([false, false]);
+    player.resume();
+    expect(children[1]?.written).toEqual([8000]);
+  });
+});
