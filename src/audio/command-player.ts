@@ -23,10 +23,10 @@ export function commandWords(template: string, sampleRateHz: number, bufferMs = 
 /** A player that ran dry, or just started, and has not said it plays is taken to play after this, ms. */
 const MOST_QUIET_MS = 500;
 /**
- * A process left with nothing to play is ended after this long, ms: a verbose pacat says how it
- * is doing about 38 times a second for as long as it lives, which costs hark's main thread about
- * 5 ms of CPU a second (on this build machine) though nothing plays. A follow-up within it finds
- * the player ready.
+ * A verbose pacat left with nothing to play is ended after this long, ms: it says how it is doing
+ * about 38 times a second for as long as it lives, which costs hark's main thread about 5 ms of
+ * CPU a second (on the build machine) though nothing plays. A follow-up within it finds the
+ * player ready.
  */
 export const IDLE_END_MS = 10_000;
 /** How long past its queued audio a closing player may take to finish. */
@@ -40,8 +40,8 @@ const DRAIN_GRACE_MS = 500;
  * meanwhile is reported as failed, not played. A command that says it ran dry while it had
  * plenty to play is logged, and the next one started with a longer buffer (see PlayerBuffer).
  * A process that says when it plays (pacat --verbose) is waited for: hark's clock counts nothing
- * as played from a new one, or from one that ran dry, until it says it plays. One left with
- * nothing to play is ended after IDLE_END_MS.
+ * as played from a new one, or from one that ran dry, until it says it plays; it is ended when it
+ * has had nothing to play for IDLE_END_MS.
  */
 export class CommandPlayer extends ClockedPlayer {
   private child: ChildProcess | undefined;
@@ -122,8 +122,13 @@ export class CommandPlayer extends ClockedPlayer {
     if (child) await endAndWait(child, this.queuedMs() + DRAIN_GRACE_MS, this.time.scheduler);
   }
 
-  /** Ends the process once it has had nothing to play for IDLE_END_MS; the next write starts another. */
+  /**
+   * Ends a chattering process (pacat --verbose) once it has had nothing to play for IDLE_END_MS;
+   * the next write starts another. One that keeps quiet is kept: it costs nothing while idle,
+   * and closing a sound card directly (aplay) can be heard as a click on some.
+   */
   private endWhenIdle(): void {
+    if (!this.saysWhenItPlays) return;
     this.idle?.unsubscribe();
     this.idle = this.time.scheduler.schedule(() => {
       if (this.paused || this.queuedMs() > 0) return this.endWhenIdle();

@@ -321,6 +321,15 @@ describe('CommandPlayer between replies', () => {
     expect(children[1]?.written).toEqual([8000]);
   });
 
+  it('a player that keeps quiet while it lives (aplay) is kept between replies', () => {
+    const { player, children, at } = standIn('aplay -q');
+    player.write(pcm(1000, 16000));
+    at(3 * IDLE_END_MS);
+    player.write(pcm(500, 16000));
+    expect(children).toHaveLength(1);
+    expect(children[0]?.ended).toBe(false);
+  });
+
   it('a paused reply keeps its player however long the pause', () => {
     const { player, children, at } = standIn('pacat --verbose');
     player.write(pcm(1000, 16000));
