@@ -24,7 +24,7 @@ export function commandWords(template: string, sampleRateHz: number, bufferMs = 
 const MOST_QUIET_MS = 500;
 /**
  * A verbose pacat left with nothing to play is ended after this long, ms: it says how it is doing
- * about 38 times a second for as long as it lives, which costs hark's main thread about 5 ms of
+ * about 38 times a second for as long as it lives, which cost hark's main thread 5 to 8 ms of
  * CPU a second (on the build machine) though nothing plays. A follow-up within it finds the
  * player ready.
  */
@@ -51,6 +51,8 @@ export class CommandPlayer extends ClockedPlayer {
   /** A process says "Stream started." when it plays (pacat --verbose, or one heard to say so): each is waited for. */
   private saysWhenItPlays: boolean;
   private idle: Subscription | undefined;
+  /** Processes ended for being idle. */
+  private readonly retired = new WeakSet<ChildProcess>();
 
   constructor(
     private readonly template: string,
@@ -117,6 +119,7 @@ export class CommandPlayer extends ClockedPlayer {
 
   async close(): Promise<void> {
     this.idle?.unsubscribe();
+    this.stopWaiting();
     const child = this.child;
     this.child = undefined;
     if (child) await endAndWait(child, this.queuedMs() + DRAIN_GRACE_MS, this.time.scheduler);
@@ -134,7 +137,11 @@ export class CommandPlayer extends ClockedPlayer {
       if (this.paused || this.queuedMs() > 0) return this.endWhenIdle();
       const child = this.child;
       this.child = undefined;
-      child?.stdin?.end();
+      if (!child) return;
+      // It has played all it had: how it ends is no failure of what plays next.
+      this.retired.add(child);
+      child.stderr?.removeAllListeners('data');
+      void endAndWait(child, DRAIN_GRACE_MS, this.time.scheduler);
     }, this.queuedMs() + IDLE_END_MS);
   }
 
@@ -170,7 +177,10 @@ export class CommandPlayer extends ClockedPlayer {
       for (const news of this.child === child ? said.news : []) {
         const queuedMs = this.clock.queuedMs();
         if (news === 'plays') {
-          this.saysWhenItPlays = true;
+          if (!this.saysWhenItPlays) {
+            this.saysWhenItPlays = true;
+            this.endWhenIdle();
+          }
           this.plays();
         } else if (starved(queuedMs)) {
           // Only a player that says when it plays (pacat) says when it plays on after running dry.
@@ -188,7 +198,7 @@ export class CommandPlayer extends ClockedPlayer {
     child.on('error', (error) => fail(`${command}: ${error.message}`, {}));
     child.on('close', (code, signal) => {
       if (this.child === child) this.child = undefined;
-      if (code === 0 || signal === 'SIGKILL') return;
+      if (code === 0 || signal === 'SIGKILL' || this.retired.has(child)) return;
       const why = lastWords(stderr + playerSaid(partial).rest);
       fail(`${command} exited with ${code ?? signal}${why ? `: ${why}` : ''}`, { code, signal });
     });

@@ -149,6 +149,8 @@ export abstract class ClockedPlayer {
    * not sound (by default: all that was not played yet).
    */
   protected failed(why: string, fromSample = this.clock.playedSamples(), toSample = this.clock.writtenSamples()): void {
+    // A device that failed will never say it plays: what it held is reported lost, not told.
+    this.stopWaiting();
     this.failure = why;
     this.timesFailed++;
     this.failures$.next(new PlaybackError(why, fromSample, toSample));
@@ -205,6 +207,13 @@ export abstract class ClockedPlayer {
     this.clock.release();
     // A player that failed meanwhile plays none of it (the failure said which audio).
     if (this.notPlaying() === undefined) this.tell(unplayed, this.time.now());
+  }
+
+  /** No longer waits for a quiet device, telling its listeners nothing (it failed, or is closed). */
+  protected stopWaiting(): void {
+    if (!this.quiet) return;
+    this.noLongerQuiet();
+    this.clock.release();
   }
 
   /** Silences the device at once for a pause; by default, by throwing its buffer away (the player keeps a copy). */

@@ -321,6 +321,49 @@ describe('CommandPlayer between replies', () => {
     expect(children[1]?.written).toEqual([8000]);
   });
 
+  it('a process ended for being idle that exits with an error fails nothing that plays after it', () => {
+    const { player, logger, children, at } = standIn('pacat --verbose');
+    const lost: PlaybackError[] = [];
+    player.failures.subscribe((failure) => lost.push(failure));
+    player.write(pcm(500, 16000));
+    children[0]?.says('Stream started.\n');
+    at(500 + IDLE_END_MS);
+    expect(children[0]?.ended).toBe(true);
+    player.write(pcm(1000, 16000));
+    children[1]?.says('Stream started.\n');
+    children[0]?.fails('Failed to drain stream: Connection terminated');
+    at(500 + IDLE_END_MS + 400);
+    expect(lost).toEqual([]);
+    expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+    expect(player.playedSamples()).toBe(8000 + 6400);
+  });
+
+  it('a new process that fails before it plays is not waited for: what it had is reported lost, never told', () => {
+    const { player, children, heard, at } = standIn('pacat --verbose');
+    const lost: PlaybackError[] = [];
+    player.failures.subscribe((failure) => lost.push(failure));
+    player.write(pcm(1000, 16000));
+    at(20);
+    children[0]?.fails('Connection failure: Connection refused');
+    expect(lost).toEqual([expect.objectContaining({ fromSample: 0, toSample: 16_000 })]);
+    // Counted out from the failure on, as a failed player's audio is, not after the longest wait.
+    at(400);
+    expect(player.queuedMs()).toBe(620);
+    at(2000);
+    expect(heard).toEqual([]);
+    expect(player.queuedMs()).toBe(0);
+  });
+
+  it('closing a player that is waited for tells its listeners nothing more', async () => {
+    const { player, heard, at } = standIn('pacat --verbose');
+    player.write(pcm(1000, 16000));
+    const closed = player.close();
+    // Past the most it would have been waited for, and past the drain's end: it is killed then.
+    at(2000);
+    await closed;
+    expect(heard).toEqual([]);
+  });
+
   it('a player that keeps quiet while it lives (aplay) is kept between replies', () => {
     const { player, children, at } = standIn('aplay -q');
     player.write(pcm(1000, 16000));
