@@ -5,6 +5,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -126,15 +127,19 @@ function startChild(staging: string, harkMain: string, args: string[], setting: 
   chownSync(staging, setting.uid, setting.gid);
   mkdirSync(credentials, { mode: 0o700 });
   mkdirSync(cache, { mode: 0o700 });
+  for (const folder of [credentials, cache]) chownSync(folder, setting.uid, setting.gid);
   const envFile = join(setting.etcDir, 'hark.env');
   const fromEnvFile = existsSync(envFile) ? parseEnvironmentFile(readFileSync(envFile, 'utf8')) : {};
   const { HARK_API_KEY: envKey, ...settings } = fromEnvFile;
   // The key the service would use, in its order: the environment file's, else the credential
   // (LoadCredential= reads it from beside the environment file).
   const key = readApiKey({ HARK_API_KEY: envKey, CREDENTIALS_DIRECTORY: setting.etcDir });
-  if (key) writeFileSync(join(credentials, CREDENTIAL_NAME), key, { mode: 0o400 });
-  for (const path of [credentials, cache, join(credentials, CREDENTIAL_NAME)]) {
-    if (existsSync(path)) chownSync(path, setting.uid, setting.gid);
+  if (key) {
+    // Given its name only once it is the check's user's: no one finds it root's, as systemd's never is.
+    const partial = join(credentials, `.${CREDENTIAL_NAME}.partial`);
+    writeFileSync(partial, key, { mode: 0o400 });
+    chownSync(partial, setting.uid, setting.gid);
+    renameSync(partial, join(credentials, CREDENTIAL_NAME));
   }
   const config = join(setting.etcDir, 'config.yaml');
   const childArgs = [harkMain, ...(existsSync(config) ? ['--config', config] : []), ...args];
