@@ -4,6 +4,7 @@ import { SampleQueue } from '../../audio/sample-queue.js';
 import { SpeexDenoiser } from '../../audio/speex-denoiser.js';
 import { loadClassifier, type WakeClassifier } from './wake-classifiers.js';
 import { WakeDecider, type WakeDeciderConfig, type WakeWordDetection, type WakeWordScores } from './wake-decider.js';
+import { WakeEmbedding } from './wake-embedding.js';
 import { WAKE_SAMPLE_RATE_HZ } from './wake-features.js';
 import { WakeHearing } from './wake-hearing.js';
 import { resolveWakeModels, type WakeModelFile, type WakeModelFiles } from './wake-models.js';
@@ -77,7 +78,7 @@ export class OpenWakeWord {
 
   private constructor(
     ort: typeof Ort,
-    private readonly sessions: { melspectrogram: Ort.InferenceSession; embedding: Ort.InferenceSession },
+    private readonly sessions: { melspectrogram: Ort.InferenceSession; embedding: WakeEmbedding },
     private readonly classifiers: WakeClassifier[],
     private readonly options: OpenWakeWordOptions,
     /** The model files loaded, and where each came from. */
@@ -110,11 +111,11 @@ export class OpenWakeWord {
     files: WakeModelFiles = resolveWakeModels(options.models, options.modelsDir),
   ): Promise<OpenWakeWord> {
     const ort = await import('onnxruntime-node');
-    const sessions: Ort.InferenceSession[] = [];
+    const sessions: { release(): Promise<void> }[] = [];
     try {
       const melspectrogram = await ort.InferenceSession.create(files.melspectrogram, SESSION_OPTIONS);
       sessions.push(melspectrogram);
-      const embedding = await ort.InferenceSession.create(files.embedding, SESSION_OPTIONS);
+      const embedding = await WakeEmbedding.load(ort, files.embedding, SESSION_OPTIONS);
       sessions.push(embedding);
       const classifiers: WakeClassifier[] = [];
       for (const file of files.classifiers) {

@@ -1,10 +1,13 @@
 import type * as Ort from 'onnxruntime-node';
+import { EMBEDDING_FRAMES, MEL_BINS, type EmbeddingStream, type WakeEmbedding } from './wake-embedding.js';
+
+export { EMBEDDING_SIZE } from './wake-embedding.js';
 
 /**
  * openWakeWord's shared feature pipeline, streaming: 16 kHz audio → mel spectrogram (10 ms
  * frames, 32 bins) → one 96-value speech embedding per step, each computed once, from the last
- * 76 mel frames. The embeddings of several steps (a recording, or audio that piled up in a busy
- * moment) are computed in one batched run, the costly part made cheap.
+ * 76 mel frames, sharing the work of the rows each window has in common with the one a step
+ * before it (see WakeEmbedding).
  *
  * Steps are 80 ms, as openWakeWord's (or 40 ms: a classifier still reads embeddings 80 ms apart,
  * from whichever of two interleaved streams has just got a new one). Near a wake word, windows
@@ -18,16 +21,11 @@ export const EMBEDDING_STRIDE_SAMPLES = 1280;
 export const WAKE_STEP_SAMPLES = 1280;
 /** The finest spacing of windows scored near a wake word: 2 mel frames, 20 ms. */
 export const FINE_FRAMES = 2;
-export const EMBEDDING_SIZE = 96;
 const MEL_HOP_SAMPLES = 160;
 export const MEL_FRAME_MS = (MEL_HOP_SAMPLES / WAKE_SAMPLE_RATE_HZ) * 1000;
 /** Samples before a step that its mel frames (512-sample windows, hop 160) also need. */
 const MEL_CONTEXT_SAMPLES = 480;
 const MEL_WINDOW_SAMPLES = 512;
-const MEL_BINS = 32;
-const EMBEDDING_FRAMES = 76;
-/** Most windows given to the embedding model in one run. */
-const BATCH_WINDOWS = 4;
 /** How far back from a step's end the audio its embedding reads begins (the frames' window and its context). */
 export const EMBEDDING_REACH_SAMPLES = EMBEDDING_FRAMES * MEL_HOP_SAMPLES + MEL_CONTEXT_SAMPLES;
 
@@ -59,12 +57,15 @@ export class WakeFeatures {
   private history: Float32Array;
   /** The mel frames of the last steps given, and the history before them: what `halfwayBefore` reads. */
   private frames = new Float32Array(0);
+  /** The index in the stream (since start or reset) of the first of `frames`. */
+  private framesFirst = 0;
   private fresh = true;
+  private readonly embeddings: EmbeddingStream;
 
   constructor(
     private readonly ort: typeof Ort,
     private readonly melspectrogram: Ort.InferenceSession,
-    private readonly embedding: Ort.InferenceSession,
+    embedding: WakeEmbedding,
     /** Samples per step: 1280 (80 ms, as openWakeWord) or 640 (40 ms). */
     readonly stepSamples = WAKE_STEP_SAMPLES,
     /** How many embeddings 80 ms apart `windowsBefore` must reach back for (a classifier's input). */
@@ -80,6 +81,7 @@ export class WakeFeatures {
         : 0;
     this.historyFrames = EMBEDDING_FRAMES - this.framesPerStep + lookback;
     this.history = new Float32Array(this.historyFrames * MEL_BINS);
+    this.embeddings = embedding.stream();
   }
 
   /**
@@ -111,7 +113,10 @@ export class WakeFeatures {
       const first = frames.subarray(this.history.length, this.history.length + MEL_BINS);
       for (let f = 0; f < this.historyFrames; f++) frames.set(first, f * MEL_BINS);
       this.fresh = false;
+      this.framesFirst = 0;
+      this.embeddings.reset();
     } else {
+      this.framesFirst += this.frames.length / MEL_BINS - this.historyFrames;
       frames.set(this.history);
     }
     this.history = frames.slice(frames.length - this.history.length);
@@ -125,7 +130,7 @@ export class WakeFeatures {
     }
     const embedded = Math.max(0, steps - embedFrom);
     return {
-      embeddings: embedded > 0 ? await this.embed(frames, steps, embedded) : new Float32Array(0),
+      embeddings: embedded > 0 ? await this.stepWindows(steps, embedded) : new Float32Array(0),
       fresh,
       loudness,
     };
@@ -152,46 +157,27 @@ export class WakeFeatures {
   /**
    * Embeddings of windows that end between steps: each `offsetFrames` mel frames (a multiple of
    * FINE_FRAMES, less than a step) before the end of the step `stepsBefore` steps before the
-   * newest of the last `steps` call (as far back as `lookbackEmbeddings` asked), in one batch.
+   * newest of the last `steps` call (as far back as `lookbackEmbeddings` asked).
    */
-  async windowsBefore(windows: readonly { stepsBefore: number; offsetFrames: number }[]): Promise<Float32Array> {
+  windowsBefore(windows: readonly { stepsBefore: number; offsetFrames: number }[]): Promise<Float32Array> {
     const newest = this.frames.length / MEL_BINS;
-    return this.run(
-      this.frames,
+    return this.embed(
       windows.map((w) => Math.max(0, newest - w.stepsBefore * this.framesPerStep - w.offsetFrames - EMBEDDING_FRAMES)),
     );
   }
 
   /** One embedding for each of the last `count` of `steps` steps: the window of 76 frames ending at that step's last frame. */
-  private embed(frames: Float32Array, steps: number, count: number): Promise<Float32Array> {
+  private stepWindows(steps: number, count: number): Promise<Float32Array> {
     const first = this.historyFrames + this.framesPerStep - EMBEDDING_FRAMES + (steps - count) * this.framesPerStep;
-    return this.run(
-      frames,
-      Array.from({ length: count }, (_, s) => first + s * this.framesPerStep),
-    );
+    return this.embed(Array.from({ length: count }, (_, s) => first + s * this.framesPerStep));
   }
 
-  /**
-   * The embedding model on the 76-frame windows of `frames` starting at the given frames, in
-   * batches of at most BATCH_WINDOWS: onnxruntime keeps the memory of its largest run, and 48
-   * windows at once (the windows between steps near a wake word) held 79 MB more than 4 do, at
-   * the same CPU per window.
-   */
-  private async run(frames: Float32Array, starts: readonly number[]): Promise<Float32Array> {
-    const windowSize = EMBEDDING_FRAMES * MEL_BINS;
-    const out = new Float32Array(starts.length * EMBEDDING_SIZE);
-    const name = this.embedding.inputNames[0] as string;
-    for (let from = 0; from < starts.length; from += BATCH_WINDOWS) {
-      const chunk = starts.slice(from, from + BATCH_WINDOWS);
-      const batch = new Float32Array(chunk.length * windowSize);
-      chunk.forEach((start, s) =>
-        batch.set(frames.subarray(start * MEL_BINS, start * MEL_BINS + windowSize), s * windowSize),
-      );
-      const result = await this.embedding.run({
-        [name]: new this.ort.Tensor('float32', batch, [chunk.length, EMBEDDING_FRAMES, MEL_BINS, 1]),
-      });
-      out.set(result[this.embedding.outputNames[0] as string]?.data as Float32Array, from * EMBEDDING_SIZE);
-    }
-    return out;
+  /** The embeddings of the 76-frame windows of `frames` starting at the given frames. */
+  private embed(starts: readonly number[]): Promise<Float32Array> {
+    const first = this.framesFirst;
+    return this.embeddings.embed(
+      { first, frames: this.frames },
+      starts.map((start) => first + start),
+    );
   }
 }

@@ -4,6 +4,7 @@ import type { SpeexDenoiser } from '../../audio/speex-denoiser.js';
 import { WakeAttention, type Attention } from './wake-attention.js';
 import type { WakeClassifier } from './wake-classifiers.js';
 import type { WakeDecider, WakeWordDetection, WakeWordScores } from './wake-decider.js';
+import type { WakeEmbedding } from './wake-embedding.js';
 import {
   EMBEDDING_REACH_SAMPLES,
   firstFrameBeforeEndMs,
@@ -28,7 +29,7 @@ const SPOILED_STEPS = 1;
 export interface WakeHearingParts {
   ort: typeof Ort;
   melspectrogram: Ort.InferenceSession;
-  embedding: Ort.InferenceSession;
+  embedding: WakeEmbedding;
   classifiers: readonly WakeClassifier[];
   /** Names of the scores, in order. */
   models: readonly string[];

@@ -1,0 +1,123 @@
+/**
+ * The embedding model cut into stages gives the numbers of the whole model, run here on each
+ * window directly through onnxruntime: for the steps' windows one after another, a batch of
+ * them, the windows between steps (other phases) asked in any order, after a gap, and after a reset.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cutAtTimePools } from '../../../../src/listen/wake/embedding-stages.js';
+import {
+  EMBEDDING_FRAMES,
+  EMBEDDING_SIZE,
+  MEL_BINS,
+  WakeEmbedding,
+  type MelRows,
+} from '../../../../src/listen/wake/wake-embedding.js';
+import { packageModelsDir } from '../../../../src/listen/wake/wake-models.js';
+import { FIXTURES, fixtureSamples } from '../../../helpers/speech.js';
+
+const MODELS = packageModelsDir() as string;
+const EMBEDDING_MODEL = join(MODELS, 'embedding_model.onnx');
+const OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1 } as const;
+
+/** Mel frames of a spoken wake word and its command, as the detector scales them. */
+async function melFrames(): Promise<Float32Array> {
+  const samples = await fixtureSamples(join(FIXTURES, 'wake-hey-jarvis.ogg'));
+  const session = await ort.InferenceSession.create(join(MODELS, 'melspectrogram.onnx'), OPTIONS);
+  const input = Float32Array.from(samples.subarray(0, 16000 * 3));
+  const result = await session.run({
+    [session.inputNames[0] as string]: new ort.Tensor('float32', input, [1, input.length]),
+  });
+  await session.release();
+  return (result[session.outputNames[0] as string]?.data as Float32Array).map((v) => v / 10 + 2);
+}
+
+describe('WakeEmbedding', () => {
+  let frames: Float32Array;
+  let whole: ort.InferenceSession;
+  let staged: WakeEmbedding;
+  beforeAll(async () => {
+    frames = await melFrames();
+    whole = await ort.InferenceSession.create(EMBEDDING_MODEL, OPTIONS);
+    staged = await WakeEmbedding.load(ort, EMBEDDING_MODEL, OPTIONS);
+  });
+  afterAll(async () => {
+    await whole.release();
+    await staged.release();
+  });
+
+  /** The whole model's embedding of the window starting at frame `start` of `frames`. */
+  async function truth(start: number): Promise<Float32Array> {
+    const window = frames.slice(start * MEL_BINS, (start + EMBEDDING_FRAMES) * MEL_BINS);
+    const result = await whole.run({
+      [whole.inputNames[0] as string]: new ort.Tensor('float32', window, [1, EMBEDDING_FRAMES, MEL_BINS, 1]),
+    });
+    return result[whole.outputNames[0] as string]?.data as Float32Array;
+  }
+
+  async function truths(starts: readonly number[]): Promise<Float32Array> {
+    const out = new Float32Array(starts.length * EMBEDDING_SIZE);
+    for (const [i, start] of starts.entries()) out.set(await truth(start), i * EMBEDDING_SIZE);
+    return out;
+  }
+
+  /** The frames from `first` on, as a detector holds them after dropping older ones. */
+  const rows = (first = 0): MelRows => ({ first, frames: frames.subarray(first * MEL_BINS) });
+
+  it('cuts openWakeWord’s embedding model at the three pools that halve time', () => {
+    const stages = cutAtTimePools(readFileSync(EMBEDDING_MODEL));
+    expect(stages?.map((s) => [s.context, s.shrink])).toEqual([
+      [4, 2],
+      [8, 2],
+      [8, 2],
+      [2, 1],
+    ]);
+    expect(staged.streamed).toBe(true);
+  });
+
+  it('does not cut a model that is not such a chain (the mel spectrogram), and runs it whole', () => {
+    expect(cutAtTimePools(readFileSync(join(MODELS, 'melspectrogram.onnx')))).toBeUndefined();
+    expect(() => cutAtTimePools(Uint8Array.from([0x0a, 0x05, 1]))).toThrow(/runs past the end/);
+  });
+
+  it('gives the steps’ windows one after another the whole model’s numbers', async () => {
+    const stream = staged.stream();
+    for (let start = 0; start + EMBEDDING_FRAMES <= 200; start += 8) {
+      expect(await stream.embed(rows(), [start])).toEqual(await truth(start));
+    }
+  });
+
+  it('gives a batch of steps, and windows between steps in any order, the whole model’s numbers', async () => {
+    const stream = staged.stream();
+    const steps = [40, 48, 56, 64];
+    expect(await stream.embed(rows(), steps)).toEqual(await truths(steps));
+    const between = [68, 36, 60, 52, 44, 66];
+    expect(await stream.embed(rows(), between)).toEqual(await truths(between));
+    const next = [72, 76, 80];
+    expect(await stream.embed(rows(), next)).toEqual(await truths(next));
+  });
+
+  it('starts a phase afresh after a gap longer than a window, from the frames it still has', async () => {
+    const stream = staged.stream();
+    await stream.embed(rows(), [0]);
+    expect(await stream.embed(rows(120), [160])).toEqual(await truth(160));
+    expect(await stream.embed(rows(120), [168, 176])).toEqual(await truths([168, 176]));
+  });
+
+  it('after a reset, reuses nothing of the frames before', async () => {
+    const stream = staged.stream();
+    await stream.embed({ first: 0, frames: frames.map((v) => v + 1) }, [0]);
+    stream.reset();
+    expect(await stream.embed(rows(), [8])).toEqual(await truth(8));
+  });
+
+  it('runs a model it cannot cut on each window whole, with the same numbers', async () => {
+    const fallback = await WakeEmbedding.whole(ort, EMBEDDING_MODEL, OPTIONS);
+    const starts = [0, 8, 12, 100, 104, 108, 112, 116];
+    expect(fallback.streamed).toBe(false);
+    expect(await fallback.stream().embed(rows(), starts)).toEqual(await truths(starts));
+    await fallback.release();
+  });
+});
