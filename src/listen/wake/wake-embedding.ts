@@ -6,7 +6,10 @@ export const MEL_BINS = 32;
 /** The mel frames one embedding reads. */
 export const EMBEDDING_FRAMES = 76;
 export const EMBEDDING_SIZE = 96;
-/** Most windows given to the whole model in one run. */
+/**
+ * Most windows computed in one run (of the whole model, or of the stages over the rows of that
+ * many steps): onnxruntime keeps the memory of its largest run.
+ */
 const BATCH_WINDOWS = 4;
 
 /** Mel frames by their index in the stream: `frames` holds `MEL_BINS` values each, from the frame `first` on. */
@@ -133,7 +136,7 @@ interface Wanted {
 
 /**
  * The windows asked for by phase, each phase's in runs whose neighbours are at most a window
- * apart (further apart, they share nothing), oldest first.
+ * apart (further apart, they share nothing) and which span at most BATCH_WINDOWS strides, oldest first.
  */
 function runsOf(starts: readonly number[], stride: number): { phase: number; windows: Wanted[] }[] {
   const byPhase = new Map<number, Wanted[]>();
@@ -149,7 +152,8 @@ function runsOf(starts: readonly number[], stride: number): { phase: number; win
     let windows: Wanted[] = [];
     for (const window of wanted) {
       const previous = windows.at(-1);
-      if (previous && window.start - previous.start > EMBEDDING_FRAMES) {
+      const spanned = window.start - (windows[0]?.start ?? window.start) >= BATCH_WINDOWS * stride;
+      if (previous && (window.start - previous.start > EMBEDDING_FRAMES || spanned)) {
         runs.push({ phase, windows });
         windows = [];
       }
@@ -238,9 +242,8 @@ function byWindow(output: Rows): Float32Array {
 }
 
 /**
- * The whole model on each window, in batches of at most BATCH_WINDOWS: onnxruntime keeps the
- * memory of its largest run, and 48 windows at once held 79 MB more than 4 do, at the same CPU
- * per window.
+ * The whole model on each window, in batches of at most BATCH_WINDOWS: 48 windows at once held
+ * 79 MB more than 4 do, at the same CPU per window.
  */
 class WholeWindows implements EmbeddingStream {
   constructor(

@@ -99,6 +99,11 @@ describe('WakeEmbedding', () => {
     expect(await stream.embed(rows(), next)).toEqual(await truths(next));
   });
 
+  it('gives the steps of a recording asked at once (computed a few at a time) the whole model’s numbers', async () => {
+    const steps = Array.from({ length: 24 }, (_, i) => 8 + i * 8);
+    expect(await staged.stream().embed(rows(), steps)).toEqual(await truths(steps));
+  });
+
   it('starts a phase afresh after a gap longer than a window, from the frames it still has', async () => {
     const stream = staged.stream();
     await stream.embed(rows(), [0]);
