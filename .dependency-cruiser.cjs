@@ -18,7 +18,7 @@ const PURE = [
   '^src/dialog/',
   '^src/speak/',
   '^src/config/(schema|schema-parts|tools-schema|home-schema)\\.ts$',
-  '^src/listen/(segmenter|monologue-cuts|pause-judge|speech-events|long-audio|transcript|wake-phrase|wake/wake-decider|wake/protobuf-wire|wake/embedding-stages|energy-vad|noise-floor|vad)\\.ts$',
+  '^src/listen/(segmenter|monologue-cuts|pause-judge|speech-events|long-audio|transcript|wake-phrase|wake/wake-decider|wake/protobuf-wire|wake/embedding-stages|wake/embedding-stream|energy-vad|noise-floor|vad)\\.ts$',
   '^src/audio/(pcm|frames|wav-header|playback-clock|playback-error|mp3-duration)\\.ts$',
   '^src/system/as-error\\.ts$',
   '^src/home/discovery\\.ts$',

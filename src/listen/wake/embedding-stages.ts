@@ -30,6 +30,11 @@ const GRAPH = { node: 1, name: 2, initializer: 5, input: 11, output: 12 } as con
 const NODE = { input: 1, output: 2, opType: 4, attribute: 5 } as const;
 const ATTRIBUTE = { name: 1, i: 3, s: 4, ints: 8 } as const;
 const TENSOR_NAME = 8;
+const VALUE_INFO = { name: 1, type: 2 } as const;
+const TYPE_TENSOR = 1;
+const TENSOR_TYPE = { elemType: 1, shape: 2 } as const;
+const SHAPE_DIM = 1;
+const DIM_PARAM = 2;
 const FLOAT = 1;
 
 interface Node {
@@ -43,14 +48,14 @@ interface Node {
 
 function node(bytes: Uint8Array): Node {
   const fields = readFields(bytes);
-  const strings = (n: number): string[] => fields.filter((f) => f.field === n).map(asString);
+  const texts = (n: number): string[] => fields.filter((f) => f.field === n).map(asString);
   const attributes = fields.filter((f) => f.field === NODE.attribute).map((f) => readFields(f.bytes));
   const nameOf = (a: WireField[]): string => asString(a.find((f) => f.field === ATTRIBUTE.name) as WireField);
   return {
     fields,
-    opType: strings(NODE.opType)[0] ?? '',
-    inputs: strings(NODE.input),
-    outputs: strings(NODE.output),
+    opType: texts(NODE.opType)[0] ?? '',
+    inputs: texts(NODE.input),
+    outputs: texts(NODE.output),
     // An attribute's integers: one (`i`) or several (`ints`).
     ints: new Map(attributes.map((a) => [nameOf(a), [...integers(a, ATTRIBUTE.i), ...integers(a, ATTRIBUTE.ints)]])),
     strings: new Map(
@@ -78,11 +83,15 @@ function timeStep(n: Node): 'none' | 'conv' | 'pool' | undefined {
 
 /** A tensor's value info: float, four dimensions of any size. */
 function valueInfo(field: number, name: string): WireField {
-  const dims = ['batch', 'channels', 'rows', 'width'].map((d) => bytesField(1, writeFields([bytesField(2, d)])));
-  const shape = writeFields(dims);
-  const tensor = writeFields([varintField(1, FLOAT), bytesField(2, shape)]);
-  const type = writeFields([bytesField(1, tensor)]);
-  return bytesField(field, writeFields([bytesField(1, name), bytesField(2, type)]));
+  const dims = ['batch', 'channels', 'rows', 'width'].map((d) =>
+    bytesField(SHAPE_DIM, writeFields([bytesField(DIM_PARAM, d)])),
+  );
+  const tensor = writeFields([
+    varintField(TENSOR_TYPE.elemType, FLOAT),
+    bytesField(TENSOR_TYPE.shape, writeFields(dims)),
+  ]);
+  const type = writeFields([bytesField(TYPE_TENSOR, tensor)]);
+  return bytesField(field, writeFields([bytesField(VALUE_INFO.name, name), bytesField(VALUE_INFO.type, type)]));
 }
 
 /**
@@ -127,6 +136,7 @@ export function cutAtTimePools(model: Uint8Array): EmbeddingStage[] | undefined 
     const pooled = steps.at(-1) === 'pool';
     return {
       model: writeFields(modelFields.map((f) => (f.field === MODEL_GRAPH ? bytesField(MODEL_GRAPH, stageGraph) : f))),
+      // Each convolution 3 rows tall (the only kind `timeStep` lets through) needs 2 rows more than it gives.
       context: 2 * convs,
       shrink: pooled ? 2 : 1,
     };

@@ -4,7 +4,7 @@
  * written as), and written back from fields. Nothing here knows ONNX's schema.
  */
 
-/** Wire types: a varint, or bytes with their length before them (a string, a message, packed numbers). */
+/** The wire types ONNX uses: a varint, 8 or 4 bytes, or bytes with their length before them (a string, a message, packed numbers). */
 const VARINT = 0;
 const FIXED64 = 1;
 const LENGTH_DELIMITED = 2;
@@ -91,6 +91,7 @@ export function bytesField(field: number, value: Uint8Array | string): WireField
   return { field, wireType: LENGTH_DELIMITED, bytes };
 }
 
+/** A field holding a number from 0 to 2^53. */
 export function varintField(field: number, value: number): WireField {
   return { field, wireType: VARINT, bytes: Uint8Array.from(varint(value)) };
 }

@@ -1,7 +1,8 @@
 import type * as Ort from 'onnxruntime-node';
-import { EMBEDDING_FRAMES, MEL_BINS, type EmbeddingStream, type WakeEmbedding } from './wake-embedding.js';
+import { EMBEDDING_FRAMES, MEL_BINS, type EmbeddingStream } from './embedding-stream.js';
+import type { WakeEmbedding } from './wake-embedding.js';
 
-export { EMBEDDING_SIZE } from './wake-embedding.js';
+export { EMBEDDING_SIZE } from './embedding-stream.js';
 
 /**
  * openWakeWord's shared feature pipeline, streaming: 16 kHz audio → mel spectrogram (10 ms
@@ -37,7 +38,7 @@ export function firstFrameBeforeEndMs(stepSamples: number): number {
 export interface StepFeatures {
   /** One embedding per step from `embedFrom` on, `EMBEDDING_SIZE` values each, oldest first. */
   embeddings: Float32Array;
-  /** The first steps since start or reset: what came before is taken to sound like their start. */
+  /** The first steps heard: what came before is taken to sound like their start. */
   fresh: boolean;
   /** The loudness of each mel frame (mean of its bins), `stepSamples / 160` per step. */
   loudness: Float32Array;
@@ -57,7 +58,7 @@ export class WakeFeatures {
   private history: Float32Array;
   /** The mel frames of the last steps given, and the history before them: what `halfwayBefore` reads. */
   private frames = new Float32Array(0);
-  /** The index in the stream (since start or reset) of the first of `frames`. */
+  /** The index in the stream of the first of `frames`. */
   private framesFirst = 0;
   private fresh = true;
   private readonly embeddings: EmbeddingStream;
@@ -113,8 +114,6 @@ export class WakeFeatures {
       const first = frames.subarray(this.history.length, this.history.length + MEL_BINS);
       for (let f = 0; f < this.historyFrames; f++) frames.set(first, f * MEL_BINS);
       this.fresh = false;
-      this.framesFirst = 0;
-      this.embeddings.reset();
     } else {
       this.framesFirst += this.frames.length / MEL_BINS - this.historyFrames;
       frames.set(this.history);
@@ -134,10 +133,6 @@ export class WakeFeatures {
       fresh,
       loudness,
     };
-  }
-
-  reset(): void {
-    this.fresh = true;
   }
 
   /** Mel frames scaled as openWakeWord's models were trained on (x / 10 + 2). */
