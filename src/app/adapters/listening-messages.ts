@@ -24,7 +24,13 @@ export type ToListening =
 export type FromListening =
   | { type: 'vad-ready' }
   | { type: 'vad-failed'; message: string }
-  | { type: 'wake-ready'; models: string[]; denoising: boolean; denoiseError: string | undefined }
+  | {
+      type: 'wake-ready';
+      models: string[];
+      denoising: boolean;
+      denoiseError: string | undefined;
+      embeddingStreamed: boolean;
+    }
   | { type: 'wake-failed'; message: string }
   /** The VAD's speech probability of the frames sent for it, in order. */
   | { type: 'probability'; value: number }

@@ -120,6 +120,7 @@ function logReady(logger: Logger, detector: WakeReady, files: readonly WakeModel
     models: detector.models,
     threshold,
     denoise: detector.denoising,
+    embedding: detector.embeddingStreamed ? 'streamed' : 'whole windows',
     ...(pretrained.length ? { licence: `${pretrained.join(', ')}: ${PRETRAINED_LICENCE}` } : {}),
   });
   if (detector.denoiseError !== undefined) {

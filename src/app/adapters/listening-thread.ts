@@ -12,6 +12,8 @@ export interface WakeReady {
   models: string[];
   denoising: boolean;
   denoiseError: string | undefined;
+  /** Whether each window's embedding shares the work of the rows it has in common with the one before. */
+  embeddingStreamed: boolean;
 }
 
 /** The thread's script: the bundled one of an installed hark, else the compiled module (a checkout's tests). */

@@ -45,6 +45,7 @@ const wake = vad.then(() =>
             models: [...detector.models],
             denoising: detector.denoising,
             denoiseError: detector.denoiseError,
+            embeddingStreamed: detector.embeddingStreamed,
           });
           return detector;
         },

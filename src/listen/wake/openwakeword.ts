@@ -186,6 +186,11 @@ export class OpenWakeWord {
     return this.denoiser !== undefined;
   }
 
+  /** Whether the embedding model runs as stages over the rows windows share (else on each window whole). */
+  get embeddingStreamed(): boolean {
+    return this.sessions.embedding.streamed;
+  }
+
   /** Audio dropped unscored because it piled up beyond `maxBacklogMs`. */
   get droppedMs(): number {
     return this.droppedSamples * MS_PER_SAMPLE;

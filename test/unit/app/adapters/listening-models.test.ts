@@ -76,7 +76,7 @@ describe('the VAD: listening before the model has loaded in the listening thread
 });
 
 describe('the wake gate', () => {
-  it('listens with openWakeWord by default at once, and logs the models and their licence once they have loaded', async () => {
+  it('listens with openWakeWord by default at once, and logs the models, their licence and how the embedding runs once they have loaded', async () => {
     const logger = createMemoryLogger();
     const gate = startWakeGate(config({}), logger);
     if (gate.engine !== 'openwakeword') throw new Error(`engine ${gate.engine}`);
@@ -87,6 +87,7 @@ describe('the wake gate', () => {
     expect(logger.lines.find((l) => l.event === 'wake.ready')).toMatchObject({
       models: ['hey_jarvis'],
       licence: expect.stringMatching(/hey_jarvis: CC BY-NC-SA 4\.0, non-commercial use only/),
+      embedding: 'streamed',
     });
   });
 
