@@ -76,13 +76,7 @@ export function writeFields(fields: readonly WireField[]): Uint8Array {
     if (wireType === LENGTH_DELIMITED) parts.push(Uint8Array.from(varint(bytes.length)));
     parts.push(bytes);
   }
-  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return Buffer.concat(parts);
 }
 
 /** A field of bytes: a string, or a message. */
