@@ -40,6 +40,10 @@ export interface DaemonOptions extends Omit<VoiceLoopOptions, 'reference' | 'met
  */
 export async function runDaemon(context: DaemonContext, options: DaemonOptions): Promise<void> {
   const { config, service, logger } = context;
+  // A connection for the first turn. undici parses HTTP in WebAssembly, and V8 compiles the
+  // parser again with its optimising compiler after the first response, holding 30 to 40 MB for
+  // a moment: now, before the models load, rather than at the first word heard, on top of them.
+  void service.transport.warm(1);
   // MQTT's password is read now, while the credentials are there.
   const home = await openHomePart(config, logger, options.tools?.stateDir);
   // The key and the page's token are in memory now; no child process (recorder, player, ffmpeg)
