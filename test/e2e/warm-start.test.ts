@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,6 +28,7 @@ describe('hark run, at start', () => {
       expect(seen).toEqual([{ method: 'OPTIONS', keyed: false }]);
     } finally {
       server.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 70_000);
 });
