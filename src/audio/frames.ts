@@ -2,6 +2,13 @@
 export const NO_ECHO_DBFS = -120;
 
 /**
+ * A frame whose power beyond the echo predicted band by band (each band's own margin taken) is
+ * at least this far under the echo predicted holds someone else's sound: the user talking over
+ * hark, or an echo path grown louder than measured (see BandPath).
+ */
+export const BEYOND_BANDS_DB = -15;
+
+/**
  * A fixed-size piece of 16-bit mono audio, when its last sample was captured (monotonic ms),
  * and, once the echo canceller has seen it, how loud the echo it took out was (dBFS), whether
  * that can be trusted (the canceller had converged, or nothing could echo), and the loudest
@@ -18,6 +25,8 @@ export interface Frame {
   echoPredictedDbfs?: number | null;
   echoLossDb?: number | null;
   echoTakenDb?: number;
+  /** How far the sound beyond the echo predicted band by band lies under that echo, dB (see EchoVerdict.beyondDb). */
+  echoBeyondDb?: number | null;
 }
 
 /**

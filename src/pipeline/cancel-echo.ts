@@ -29,6 +29,8 @@ export function cancelEcho(
     let predicted: number | null = NO_ECHO_DBFS;
     let loss: number | null = Infinity;
     let taken = Infinity;
+    // Either canceller frame showing someone beyond hark's echo shows it in the whole frame.
+    let beyond: number | null = null;
     try {
       for (let at = 0; at + step <= samples.length; at += step) {
         out.set(canceller.cancel(samples.subarray(at, at + step), firstAt + at * msPerSample), at);
@@ -37,6 +39,7 @@ export function cancelEcho(
         trusted &&= verdict.trusted;
         loss = loss === null || verdict.lossDb === null ? null : Math.min(loss, verdict.lossDb);
         taken = Math.min(taken, verdict.takenDb);
+        if (verdict.beyondDb !== null) beyond = Math.max(beyond ?? -Infinity, verdict.beyondDb);
         predicted =
           predicted === null || verdict.predictedDbfs === null ? null : Math.max(predicted, verdict.predictedDbfs);
       }
@@ -52,6 +55,7 @@ export function cancelEcho(
       echoPredictedDbfs: predicted,
       echoLossDb: loss === Infinity ? null : loss,
       echoTakenDb: taken === Infinity ? 0 : taken,
+      echoBeyondDb: beyond,
     };
   });
 }
@@ -63,6 +67,7 @@ const NOTHING_PLAYED = {
   echoPredictedDbfs: NO_ECHO_DBFS,
   echoLossDb: null,
   echoTakenDb: 0,
+  echoBeyondDb: null,
 } as const;
 
 /** The level of what the canceller took out: the echo it found. */

@@ -1,5 +1,5 @@
 import { concatAll, from, map, of, pipe, type Observable, type OperatorFunction } from 'rxjs';
-import { NO_ECHO_DBFS, type Frame } from '../audio/frames.js';
+import { BEYOND_BANDS_DB, NO_ECHO_DBFS, type Frame } from '../audio/frames.js';
 import { dbfs, rms } from '../audio/pcm.js';
 import { EnergyVad } from '../listen/energy-vad.js';
 import type { ScoredFrame } from '../listen/speech-events.js';
@@ -51,6 +51,7 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
   const ownVoice = (frame: Frame, level: number): boolean => {
     if (frame.echoDbfs === undefined) return false;
     if (frame.echoTrusted === false) {
+      if (heardBeyondBands(frame)) return false;
       const mark = (frame.echoPredictedDbfs ?? NO_ECHO_DBFS) + ABOVE_PREDICTED_ECHO_DB - (frame.echoTakenDb ?? 0);
       return frame.echoPredictedDbfs === null || level < mark;
     }
@@ -95,4 +96,16 @@ function echoDoubt(frame: Frame, level: number): 'doubtful' | 'faint' | undefine
   const predicted = frame.echoPredictedDbfs ?? NO_ECHO_DBFS;
   if (frame.echoTrusted !== false || predicted <= NO_ECHO_DBFS) return undefined;
   return level < predicted + ABOVE_PREDICTED_ECHO_DB ? 'faint' : 'doubtful';
+}
+
+/**
+ * Band by band, the frame holds sound hark's echo cannot explain (see BandPath): not hark's own
+ * voice, though not louder than its echo may be. Such a frame is faint: it may pause a reply,
+ * and the user's words go on to confirm the interruption once hark's voice has stopped; on its
+ * own it never counts. (Counted as doubtful, and before BandPath asked for hark's voice to be
+ * heard at the delay in use, the simulated room's sound server running dry had hark confirm its
+ * own voice as an interruption 3 times in 60 replies.)
+ */
+function heardBeyondBands(frame: Frame): boolean {
+  return frame.echoBeyondDb !== null && frame.echoBeyondDb !== undefined && frame.echoBeyondDb >= BEYOND_BANDS_DB;
 }

@@ -70,6 +70,7 @@ function echoReport(verdict: EchoVerdict, state: EchoState) {
     predictedDbfs: tenths(verdict.predictedDbfs),
     lossDb: tenths(verdict.lossDb),
     takenDb: tenths(verdict.takenDb),
+    beyondDb: tenths(verdict.beyondDb),
     delayMs: Math.round(state.delayMs),
     micDbfs: tenths(state.micDbfs),
     outDbfs: tenths(state.outDbfs),

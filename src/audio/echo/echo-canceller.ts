@@ -1,6 +1,7 @@
 import type { HarkConfig } from '../../config/schema.js';
 import { dbfs, meanSquare, rms } from '../pcm.js';
 import { EchoAlignment } from './alignment.js';
+import { BandPowers } from './band-powers.js';
 import { DelayEstimator } from './delay-estimator.js';
 import { EchoReference } from './echo-reference.js';
 import { EchoTrust, type EchoVerdict } from './echo-trust.js';
@@ -66,7 +67,15 @@ export class AcousticEchoCanceller {
   private stream = 0;
   /** The player's stream the delay estimator was last given (unshifted: where it starts), 0 before any. */
   private pushed = 0;
-  private verdict: EchoVerdict = { possible: false, trusted: false, predictedDbfs: -120, lossDb: null, takenDb: 0 };
+  private verdict: EchoVerdict = {
+    possible: false,
+    trusted: false,
+    predictedDbfs: -120,
+    lossDb: null,
+    takenDb: 0,
+    beyondDb: null,
+  };
+  private readonly bands: BandPowers;
 
   constructor(
     private readonly speex: SpeexCanceller,
@@ -80,6 +89,7 @@ export class AcousticEchoCanceller {
       leadMs: options.leadMs,
     });
     this.alignment = new EchoAlignment(estimator, options);
+    this.bands = new BandPowers(options.frameSamples);
   }
 
   /** Loads speexdsp; throws EchoCancellerUnavailableError when it cannot. */
@@ -171,6 +181,7 @@ export class AcousticEchoCanceller {
       meanSquare(filtered),
       this.speex.erleDb,
       this.estimator.coherence(),
+      { mic: this.bands.of(mic), reference: this.bands.of(reference) },
     );
     // Far louder than what was heard: the filter took out an echo that is not there (a paused
     // player dropped what it had buffered, so what the reference says played never sounded).

@@ -19,7 +19,7 @@ export const LOSS_MIN_FRAMES = 30;
  * the echo, but never confirm an interruption.
  */
 const BEYOND_ECHO = 4;
-const BEYOND_ECHO_SLOWER = 10;
+export const BEYOND_ECHO_SLOWER = 10;
 /**
  * Under this, next to nothing of what hark played is heard at the microphone lately: the delay
  * estimator's correlation at the tracked delay (see DelayEstimator.coherence). In the room bench
@@ -29,9 +29,14 @@ const BEYOND_ECHO_SLOWER = 10;
  * from, the user's words made their next words seem hark's own voice (the echo predicted stood
  * at -27 to -41 dBFS where hark's echo was under -80 and the room's noise at -70).
  */
-const ECHO_HEARD_COHERENCE = 0.15;
+export const ECHO_HEARD_COHERENCE = 0.15;
 /** Reverberation after the direct sound that the prediction covers, ms (20 dB down in a room of RT60 300 ms). */
 const REVERB_MS = 100;
+
+/** How many frames of what was played, newest last, echo into the frame being judged. */
+export function reachFrames(options: { frameMs: number; leadMs: number }): number {
+  return Math.ceil((options.leadMs + REVERB_MS) / options.frameMs) + 1;
+}
 
 export class EchoPath {
   /** Mean power of the microphone and of the reference while something plays, smoothed: their ratio is the echo path's loss. */
@@ -56,8 +61,7 @@ export class EchoPath {
   /** What was played into the frame being judged (0: nothing). */
   remember(referencePower: number): void {
     this.recent.push(referencePower);
-    const keep = Math.ceil((this.options.leadMs + REVERB_MS) / this.options.frameMs) + 1;
-    if (this.recent.length > keep) this.recent.shift();
+    if (this.recent.length > reachFrames(this.options)) this.recent.shift();
   }
 
   /** The loudness of the echo path: the microphone's power over the reference's (the user's speech only makes it seem louder). */

@@ -5,6 +5,7 @@
  * was played and the echo path's measured loss. Pure: it is given powers, it reads no clock.
  */
 import { NO_ECHO_DBFS } from '../frames.js';
+import { BandPath } from './band-path.js';
 import { EchoPath, LOSS_MIN_FRAMES, LOSS_SMOOTHING, REFERENCE_FLOOR } from './echo-path.js';
 import { WordLosses } from './word-losses.js';
 
@@ -36,6 +37,17 @@ export interface EchoVerdict {
    * converged and measured.
    */
   lossDb: number | null;
+  /**
+   * How far what the microphone heard beyond the echo predicted band by band lies under that
+   * echo, dB (see BandPath): the user heard where hark's voice is not. Null while unknown.
+   */
+  beyondDb: number | null;
+}
+
+/** A frame's power in frequency bands (see BandPowers), of the microphone and of the reference given to the filter. */
+export interface FrameBands {
+  mic: Float64Array;
+  reference: Float64Array;
 }
 
 export interface EchoTrustOptions {
@@ -91,25 +103,37 @@ export class EchoTrust {
   private readonly lately: Powers[] = [];
   /** How loud the echo may be in each frame. */
   private readonly path: EchoPath;
+  /** The same band by band. */
+  private readonly bands: BandPath;
   /** Mean power of the microphone and of what the filter left, smoothed over the frames that held only the echo. */
   private echoOnly = { mic: 0, out: 0, frames: 0 };
   private readonly words = new WordLosses();
 
   constructor(options: EchoTrustOptions) {
     this.path = new EchoPath(options);
+    this.bands = new BandPath(options);
   }
 
   /** A frame in which nothing played can echo. */
   idle(): EchoVerdict {
     this.idleFrames++;
     this.path.remember(0);
-    return { possible: false, trusted: this.trusted(), predictedDbfs: NO_ECHO_DBFS, lossDb: this.lossDb(), takenDb: 0 };
+    this.bands.remember(null);
+    return {
+      possible: false,
+      trusted: this.trusted(),
+      predictedDbfs: NO_ECHO_DBFS,
+      lossDb: this.lossDb(),
+      takenDb: 0,
+      beyondDb: null,
+    };
   }
 
   /**
    * A frame the filter cancelled: mean powers of the microphone, of the reference given to the
    * filter and of what it left, its echo return loss enhancement so far, and how much of the
-   * microphone's sound lately is the reference at the tracked delay (null while untracked).
+   * microphone's sound lately is the reference at the tracked delay (null while untracked), and
+   * the microphone's and the reference's powers band by band (while not given, beyondDb is null).
    */
   cancelled(
     micPower: number,
@@ -117,14 +141,19 @@ export class EchoTrust {
     outPower: number,
     erleDb: number | null,
     coherence: number | null = null,
+    bands?: FrameBands,
   ): EchoVerdict {
     // What the filter did before the pause says nothing of how it cancels now.
     if (this.idleFrames > 0) this.streamRestarted();
     this.idleFrames = 0;
     this.path.remember(referencePower);
+    this.bands.remember(bands?.reference ?? null);
+    const beyondDb = bands ? this.bands.beyondDb(bands.mic, coherence) : null;
+    if (bands) this.bands.hear(bands.mic);
     if (referencePower >= REFERENCE_FLOOR) {
       this.trained++;
       const beyond = this.path.beyondEcho(micPower);
+      if (bands) this.bands.learn(bands.mic, bands.reference, beyondDb, beyond, coherence);
       if (!beyond) {
         this.learnLoss(micPower, outPower);
         if (referencePower >= this.path.meanReference / WORDS_BELOW_MEAN) {
@@ -146,6 +175,7 @@ export class EchoTrust {
       predictedDbfs: this.path.predictedDbfs(),
       lossDb: this.lossDb(),
       takenDb: this.words.takenDb(),
+      beyondDb,
     };
   }
 
@@ -178,6 +208,7 @@ export class EchoTrust {
   reset(): void {
     this.restart();
     this.path.reset();
+    this.bands.reset();
     this.echoOnly = { mic: 0, out: 0, frames: 0 };
     this.idleFrames = 0;
   }

@@ -11,7 +11,9 @@ class FakeCanceller implements EchoCanceller {
   readonly times: number[] = [];
   failing = false;
   /** The verdict on each frame in turn (the last one repeats). */
-  verdicts: EchoVerdict[] = [{ possible: true, trusted: true, predictedDbfs: -30, lossDb: null, takenDb: 0 }];
+  verdicts: EchoVerdict[] = [
+    { possible: true, trusted: true, predictedDbfs: -30, lossDb: null, takenDb: 0, beyondDb: null },
+  ];
   private verdict = this.verdicts[0] as EchoVerdict;
   /** Captures after this time are out of reach of anything played (Infinity: every frame may hold an echo). */
   quietFrom = Infinity;
@@ -65,14 +67,14 @@ describe('cancelEcho', () => {
     const canceller = new FakeCanceller();
     canceller.verdicts = [
       // Frame 1: nothing could echo in its first half; the second half is trusted.
-      { possible: false, trusted: false, predictedDbfs: -120, lossDb: null, takenDb: 0 },
-      { possible: true, trusted: true, predictedDbfs: -40, lossDb: null, takenDb: 0 },
+      { possible: false, trusted: false, predictedDbfs: -120, lossDb: null, takenDb: 0, beyondDb: null },
+      { possible: true, trusted: true, predictedDbfs: -40, lossDb: null, takenDb: 0, beyondDb: null },
       // Frame 2: one half not trusted, and the echo's loudest not known yet in the other.
-      { possible: true, trusted: false, predictedDbfs: -30, lossDb: null, takenDb: 0 },
-      { possible: true, trusted: true, predictedDbfs: null, lossDb: null, takenDb: 0 },
+      { possible: true, trusted: false, predictedDbfs: -30, lossDb: null, takenDb: 0, beyondDb: null },
+      { possible: true, trusted: true, predictedDbfs: null, lossDb: null, takenDb: 0, beyondDb: null },
       // Frame 3: nothing could echo at all.
-      { possible: false, trusted: false, predictedDbfs: -120, lossDb: null, takenDb: 0 },
-      { possible: false, trusted: false, predictedDbfs: -120, lossDb: null, takenDb: 0 },
+      { possible: false, trusted: false, predictedDbfs: -120, lossDb: null, takenDb: 0, beyondDb: null },
+      { possible: false, trusted: false, predictedDbfs: -120, lossDb: null, takenDb: 0, beyondDb: null },
     ];
     const out = await lastValueFrom(
       from([frame(2), frame(4), frame(6)]).pipe(cancelEcho(canceller, 16000, watchedLogger()), toArray()),

@@ -136,6 +136,25 @@ describe('scoreVoice', () => {
     ]);
   });
 
+  it('before the canceller has converged, a talker no louder than the echo is heard where the bands show sound the echo cannot explain', async () => {
+    const untrusted = (beyondDb: number | null) => ({
+      samples: tone(-30),
+      capturedAt: 32,
+      echoDbfs: -30,
+      echoTrusted: false,
+      echoPredictedDbfs: -28,
+      echoBeyondDb: beyondDb,
+    });
+    const scored = await lastValueFrom(
+      from([untrusted(-6), untrusted(-40), untrusted(null)]).pipe(scoreVoice(SPEECH, silentLogger, OPTIONS), toArray()),
+    );
+    // Sound beyond the echo band by band: the user, faint (it may pause a reply, it never counts)
+    // while hark's voice may still reach the microphone. Nothing beyond it, or the bands not
+    // known yet: hark, as its level says.
+    expect(scored.map((s) => s.probability)).toEqual([0.95, 0, 0]);
+    expect(scored.map((s) => (s.faint ? 'faint' : s.doubtful ? 'doubtful' : '-'))).toEqual(['faint', '-', '-']);
+  });
+
   it("gives the model silence for hark's own voice, so its state never learns hark's voice", async () => {
     const heard: number[] = [];
     const vad: Vad = {

@@ -20,6 +20,7 @@ function scripted(frames: { possible: boolean; trusted: boolean; realignments?: 
       predictedDbfs: -40,
       lossDb: current().trusted ? 18.44 : null,
       takenDb: 0,
+      beyondDb: null,
     }),
     state: (): EchoState => ({
       active: current().possible,
