@@ -5,7 +5,8 @@
  *   node bench/dist/room-explain.js echo 2 6      # seed 2, echo +6 dB
  *   node bench/dist/room-explain.js interrupt 1   # seed 1, echo 0 dB
  *
- * ROOM_CONFIG='{"vad":{"speakingStartThreshold":0.8}}' changes hark's configuration for the run.
+ * ROOM_CONFIG='{"vad":{"speakingStartThreshold":0.8}}' changes hark's configuration for the run;
+ * ROOM_UNDERRUNS=1 has the sound server run dry as the room bench's does (every ~20 s for 48 ms).
  */
 import type { HarkConfig } from '../../dist/config/schema.js';
 import { harkVoice } from './room-audio.js';
@@ -19,7 +20,8 @@ const configure = (config: HarkConfig): void => {
     Object.assign((config as unknown as Record<string, object>)[section] as object, values);
   }
 };
-const options = { seed: Number(seedText), voice: await harkVoice(), echoDb: Number(echoText), configure };
+const underruns = process.env.ROOM_UNDERRUNS ? { everyMs: 20_000, gapMs: 48 } : undefined;
+const options = { seed: Number(seedText), voice: await harkVoice(), echoDb: Number(echoText), configure, underruns };
 const speakingSince = (events: { at: number; event: { type: string; state?: string } }[], at: number) =>
   [...events].reverse().find((e) => e.at <= at && e.event.type === 'state' && e.event.state === 'speaking')?.at;
 

@@ -87,6 +87,8 @@ export interface FrameTrace {
   predictedDb: number | null;
   /** How far below the echo taken out the canceller was measured to leave hark's voice (dB, null while unmeasured). */
   lossDb: number | null;
+  /** How far the sound beyond the echo predicted band by band lies under that echo (dB, null while unknown; see BandPath). */
+  beyondDb: number | null;
   /** hark judged the frame its own voice (the VAD was given silence instead). */
   own: boolean;
   /** With ROOM_TRACE_STATE set: the canceller's delay in use and its re-alignments so far. */
@@ -149,6 +151,7 @@ export class RoomLoop {
     trusted: true,
     predicted: -120 as number | null,
     loss: Infinity as number | null,
+    beyond: null as number | null,
   };
   private readonly lastOnset = new Set<number>();
 
@@ -352,7 +355,16 @@ export class RoomLoop {
         const index = this.vadFrames++;
         if (!this.canceller) this.frameIndex.set(fingerprint(frame.subarray(0, FINGERPRINT)), index);
         const aec = this.aecFrame;
-        this.aecFrame = { mic: 0, removed: 0, out: 0, n: 0, trusted: true, predicted: -120, loss: Infinity };
+        this.aecFrame = {
+          mic: 0,
+          removed: 0,
+          out: 0,
+          n: 0,
+          trusted: true,
+          predicted: -120,
+          loss: Infinity,
+          beyond: null,
+        };
         const outDb = aec.n ? dbfs(Math.sqrt(aec.out / aec.n)) : dbfs(rms(frame));
         const pending = vad.probability(frame).then((probability) => {
           if (!this.done)
@@ -365,6 +377,7 @@ export class RoomLoop {
               trusted: aec.trusted,
               predictedDb: aec.predicted,
               lossDb: aec.loss === Infinity ? null : aec.loss,
+              beyondDb: aec.beyond,
               ...(process.env.ROOM_TRACE_STATE && this.canceller ? cancellerTrace(this.canceller) : {}),
               probability,
               state: this.state,
@@ -402,6 +415,7 @@ export class RoomLoop {
           frame.predicted === null || verdict.predictedDbfs === null
             ? null
             : Math.max(frame.predicted, verdict.predictedDbfs);
+        if (verdict.beyondDb !== null) frame.beyond = Math.max(frame.beyond ?? -Infinity, verdict.beyondDb);
       }
     };
     return {

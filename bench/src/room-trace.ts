@@ -4,7 +4,8 @@ import { FRAME_MS, type RoomLoop } from './room-loop.js';
  * Prints the per-frame trace of a stretch of a room loop run, with the truth beside it: levels
  * (microphone, after the canceller, the echo it took out, dBFS; then by the truth, hark's echo
  * and the user's side of the room alone at the microphone), whether the canceller was
- * trusted (T), the loudest the echo may be (pred) and the loss it was measured to achieve, the VAD's probability, own voice (O), what
+ * trusted (T), the loudest the echo may be (pred), the loss it was measured to achieve and the
+ * sound beyond the echo band by band (bands, see BandPath), the VAD's probability, own voice (O), what
  * hark was doing, whether the user was speaking by the labels, and what hark did on that frame.
  */
 export function printTrace(loop: RoomLoop, fromMs: number, toMs: number): void {
@@ -23,7 +24,7 @@ export function printTrace(loop: RoomLoop, fromMs: number, toMs: number): void {
         ? ''
         : ` d ${f.delayMs.toFixed(2)} r ${f.realignments} c ${(f.coherence ?? NaN).toFixed(2)}`;
     console.log(
-      `${f.atMs.toFixed(0).padStart(7)} mic ${db(f.micDb)} out ${db(f.outDb)} echo ${db(f.echoDb)} | ${truth(loop.echoPower[index])} ${truth(loop.userPower[index])} | ${f.trusted ? 'T' : 'u'} pred ${db(f.predictedDb)} loss ${db(f.lossDb)} p ${f.probability.toFixed(2)} ${f.own ? 'O' : ' '}${state} ${f.state.padEnd(9)} ${user} ${events}`,
+      `${f.atMs.toFixed(0).padStart(7)} mic ${db(f.micDb)} out ${db(f.outDb)} echo ${db(f.echoDb)} | ${truth(loop.echoPower[index])} ${truth(loop.userPower[index])} | ${f.trusted ? 'T' : 'u'} pred ${db(f.predictedDb)} loss ${db(f.lossDb)} bands ${db(f.beyondDb)} p ${f.probability.toFixed(2)} ${f.own ? 'O' : ' '}${state} ${f.state.padEnd(9)} ${user} ${events}`,
     );
   }
 }
