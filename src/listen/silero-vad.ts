@@ -1,15 +1,16 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type * as Ort from 'onnxruntime-node';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
 import { dbfs, rms } from '../audio/pcm.js';
+import { NnKernels } from './nn-kernels.js';
 import { NoiseFloor } from './noise-floor.js';
-import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE_HZ } from './vad.js';
+import { SILERO_INPUT_SAMPLES, SILERO_STATE_SIZE, SileroNetwork } from './silero-network.js';
+import { VAD_FRAME_SAMPLES } from './vad.js';
 
 export const SILERO_MODEL_PATH = join(PACKAGE_ROOT, 'assets', 'models', 'silero_vad_v5.onnx');
 
 /** Silero v5 looks at the last 64 samples of the previous window as context. */
-const CONTEXT_SAMPLES = 64;
-const STATE_SIZE = 2 * 1 * 128;
+const CONTEXT_SAMPLES = SILERO_INPUT_SAMPLES - VAD_FRAME_SAMPLES;
 
 /** Below this the model's last verdict was silence, so a quiet frame may skip it. */
 const SILENT = 0.1;
@@ -30,7 +31,7 @@ export interface VadGate {
 }
 
 /**
- * Silero VAD v5 through onnxruntime-node, behind a gate that saves CPU and never drops speech:
+ * Silero VAD v5 (`silero-network.ts`), behind a gate that saves CPU and never drops speech:
  * a frame skips the model only while the model's last verdict was silence and the frame is
  * within a few dB of the room's noise floor (followed as it changes, so a quiet talker is never
  * gated). So the model sees every frame of speech and of the silence after it until it says
@@ -41,43 +42,28 @@ export interface VadGate {
 export class SileroVad {
   readonly name = 'silero';
   readonly frameSamples = VAD_FRAME_SAMPLES;
-  private state = new Float32Array(STATE_SIZE);
-  private readonly input = new Float32Array(CONTEXT_SAMPLES + VAD_FRAME_SAMPLES);
-  private readonly sampleRate: Ort.Tensor;
+  private readonly state = new Float32Array(SILERO_STATE_SIZE);
+  private readonly input = new Float32Array(SILERO_INPUT_SAMPLES);
   private readonly floor = new NoiseFloor();
   /** How far above the floor's margin frames the model judged silence have lately been (dB). */
   private markAboveDb = 0;
   private last = 0;
-  /** The frame being scored: the next waits for it (the model's state runs from frame to frame). */
-  private scoring: Promise<unknown> = Promise.resolve();
-
   private constructor(
-    private readonly ort: typeof Ort,
-    private readonly session: Ort.InferenceSession,
+    private readonly network: SileroNetwork,
     private readonly gate: VadGate,
-  ) {
-    this.sampleRate = new ort.Tensor('int64', BigInt64Array.from([BigInt(VAD_SAMPLE_RATE_HZ)]), []);
-  }
+  ) {}
 
   static async load(gate: VadGate, modelPath = SILERO_MODEL_PATH): Promise<SileroVad> {
-    const ort = await import('onnxruntime-node');
-    const session = await ort.InferenceSession.create(modelPath, {
-      intraOpNumThreads: 1,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-    });
-    return new SileroVad(ort, session, gate);
+    const [model, kernels] = await Promise.all([readFile(modelPath), NnKernels.load()]);
+    return new SileroVad(SileroNetwork.fromOnnx(new Uint8Array(model), kernels), gate);
   }
 
-  /** A frame's speech probability; frames asked for before the last has been answered are scored after it, in order. */
+  /** A frame's speech probability, frames in the order they were heard (the model's state runs from one to the next). */
   probability(frame: Int16Array): Promise<number> {
-    const scored = this.scoring.then(() => this.score(frame));
-    this.scoring = scored.catch(() => undefined);
-    return scored;
+    return new Promise((resolve) => resolve(this.score(frame)));
   }
 
-  private async score(frame: Int16Array): Promise<number> {
+  private score(frame: Int16Array): number {
     if (frame.length !== VAD_FRAME_SAMPLES) throw new Error(`Silero VAD takes ${VAD_FRAME_SAMPLES}-sample frames`);
     const level = dbfs(rms(frame));
     const floor = this.floor.update(level);
@@ -89,29 +75,22 @@ export class SileroVad {
     }
     const input = this.input;
     for (let i = 0; i < VAD_FRAME_SAMPLES; i++) input[CONTEXT_SAMPLES + i] = (frame[i] as number) / 32768;
-    const result = await this.session.run({
-      input: new this.ort.Tensor('float32', input, [1, input.length]),
-      state: new this.ort.Tensor('float32', this.state, [2, 1, 128]),
-      sr: this.sampleRate,
-    });
-    this.state = new Float32Array(result.stateN?.data as Float32Array);
+    this.last = this.network.probability(input, this.state);
     input.copyWithin(0, VAD_FRAME_SAMPLES);
-    this.last = (result.output?.data as Float32Array)[0] ?? 0;
     if (this.last < SILENT && level >= mark) this.markAboveDb += Math.min(level - mark, MARK_STEP_DB);
     return this.last;
   }
 
   reset(): void {
-    this.state = new Float32Array(STATE_SIZE);
+    this.state.fill(0);
     this.input.fill(0);
     this.floor.reset();
     this.markAboveDb = 0;
     this.last = 0;
   }
 
-  async close(): Promise<void> {
-    await this.session.release();
-  }
+  /** Nothing to release: the model's memory goes with the instance. */
+  async close(): Promise<void> {}
 
   private keepContext(frame: Int16Array): void {
     for (let i = 0; i < CONTEXT_SAMPLES; i++) {

@@ -8,7 +8,7 @@ import { prepareReference } from '../../voice/reference.js';
 import { runChild } from '../../system/spawn.js';
 import { findOnPath } from '../../system/find-on-path.js';
 import { checkCapture, checkPlaybackDevices, checkPlayer } from './doctor-audio.js';
-import { fail, note, ok, skip, type CheckResult } from './doctor-result.js';
+import { fail, ok, skip, type CheckResult } from './doctor-result.js';
 import { checkMqtt } from './mqtt-check.js';
 import { checkWakeWord } from './wake-check.js';
 import { checkListeningCost } from './listening-cost.js';
@@ -58,19 +58,9 @@ function checkFfmpeg(): CheckResult {
   }
 }
 
-/**
- * Silero through onnxruntime-node, which ships builds for linux x64 and arm64 only: on 32-bit
- * ARM hark listens with the energy VAD by design, which is a note, not a failure.
- */
-export async function checkVad(engine: string, arch: string = process.arch): Promise<CheckResult> {
+/** Silero runs on hark's own kernels (WebAssembly), the same on every architecture Node runs on. */
+export async function checkVad(engine: string): Promise<CheckResult> {
   if (engine === 'energy') return skip('VAD model', 'vad.engine is energy');
-  if (arch === 'arm' || arch === 'ia32') {
-    return note(
-      'VAD model',
-      `energy VAD: onnxruntime-node has no build for ${arch === 'arm' ? '32-bit ARM' : '32-bit x86'}, so Silero cannot run here`,
-      'set vad.engine: energy to silence this note (64-bit Raspberry Pi OS runs Silero)',
-    );
-  }
   try {
     const vad = await SileroVad.load({ capDbfs: -60, marginDb: 6 });
     await vad.probability(new Int16Array(512));
@@ -80,7 +70,7 @@ export async function checkVad(engine: string, arch: string = process.arch): Pro
     return fail(
       'VAD model',
       `${(error as Error).message.split('\n')[0]} (hark uses the energy VAD meanwhile)`,
-      `onnxruntime-node must have its linux-${arch} files: reinstall hark (sudo npm install -g ./hark-<version>.tgz), or set vad.engine: energy`,
+      'reinstall hark (sudo npm install -g ./hark-<version>.tgz): its Silero model or its WebAssembly kernels are damaged; or set vad.engine: energy',
     );
   }
 }

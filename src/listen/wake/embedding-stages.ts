@@ -6,7 +6,7 @@ import {
   varintField,
   writeFields,
   type WireField,
-} from './protobuf-wire.js';
+} from '../onnx/protobuf-wire.js';
 
 /**
  * openWakeWord's embedding model is a chain of convolutions over 76 mel frames, valid along time
