@@ -35,8 +35,8 @@ const BAND_MARGIN = 4;
 const REVERBERATION_MS = 600;
 /** A band of what was played this far under its loudest band (20 dB) is faint. */
 const FAINT_BAND = 0.01;
-/** The room's noise in a band follows the quietest the microphone was there, rising at most this much per frame (about 3 dB a second). */
-const FLOOR_RISE = 10 ** (0.3 / 62.5);
+/** The room's noise in a band follows the quietest the microphone was there, rising at most this fast (dB a second). */
+const FLOOR_RISE_DB_PER_S = 3;
 
 export class BandPath {
   private readonly mic = new Float64Array(BAND_COUNT);
@@ -49,9 +49,12 @@ export class BandPath {
   /** The loudest the echo may be in each band of the frame being judged, its reverberation included. */
   private readonly echo = new Float64Array(BAND_COUNT);
   private readonly decay: number;
+  /** The most the floor may rise in one frame (a power ratio). */
+  private readonly floorRise: number;
 
   constructor(private readonly options: { frameMs: number; leadMs: number }) {
     this.decay = 10 ** (-(60 * options.frameMs) / REVERBERATION_MS / 10);
+    this.floorRise = 10 ** ((FLOOR_RISE_DB_PER_S * options.frameMs) / 1000 / 10);
   }
 
   /** What was played into the frame being judged (null: nothing). */
@@ -97,7 +100,7 @@ export class BandPath {
   /** A frame heard while something played: the room's noise in each band is the quietest of them lately. */
   hear(mic: Float64Array): void {
     for (let b = 0; b < BAND_COUNT; b++)
-      this.floor[b] = Math.min(mic[b] as number, (this.floor[b] as number) * FLOOR_RISE);
+      this.floor[b] = Math.min(mic[b] as number, (this.floor[b] as number) * this.floorRise);
   }
 
   /**
