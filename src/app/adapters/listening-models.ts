@@ -15,8 +15,8 @@ import { LoadingWakeWord } from './loading-wake-word.js';
 import { sileroGate, type ListeningSetup } from './listening-messages.js';
 import { ListeningThread, type WakeReady } from './listening-thread.js';
 
-// The models hark listens with, started at once in a thread of their own: they load (onnxruntime,
-// ~0.25 s here, many seconds on a small board) while hark already listens, and what it hears
+// The models hark listens with, started at once in a thread of their own: they load (~0.25 s
+// here, many seconds on a small board) while hark already listens, and what it hears
 // meanwhile waits for them.
 
 /**

@@ -1,7 +1,7 @@
 /**
- * The listening thread: Silero and openWakeWord load and run here, so that onnxruntime (which
- * loads a model, and runs one, without ever yielding) never holds up the main thread's microphone,
- * replies and playback. Started by ListeningThread with its ListeningSetup; what it is sent for a
+ * The listening thread: Silero and openWakeWord load and run here, so that the models (each loads,
+ * and runs, without ever yielding) never hold up the main thread's microphone, replies and
+ * playback. Started by ListeningThread with its ListeningSetup; what it is sent for a
  * model is handled in order, once that model has loaded.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -28,8 +28,7 @@ const vad = setup.silero
     )
   : Promise.resolve(undefined);
 
-// The wake word's models load once Silero has: onnxruntime starts once, and the VAD is what every
-// utterance needs first.
+// The wake word's models load once Silero has: the VAD is what every utterance needs first.
 const wake = vad.then(() =>
   setup.wake
     ? OpenWakeWord.load(setup.wake.options, setup.wake.files).then(

@@ -131,7 +131,7 @@ export async function startVoiceLoop(
   // Started in order, stopped in reverse: the models, the player, then what plays through it.
   const parts = new Parts(logger);
   // The models load while hark already listens (what it hears meanwhile waits for them), so
-  // start-up does not wait for onnxruntime. The text stages warm up meanwhile, and MCP servers
+  // start-up does not wait for them. The text stages warm up meanwhile, and MCP servers
   // connect (each waits at most 10 s; one that does not answer joins later).
   const deadline = deadlineIn(MODELS_LOAD_LIMIT_MS, `not loaded within ${MODELS_LOAD_LIMIT_MS / 1000} s`);
   const { vad, wake } = await parts.start('listening', () => {
