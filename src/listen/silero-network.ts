@@ -3,11 +3,12 @@ import { nameEndingWith, OnnxModelError, onnxConstants, weightsOf } from './onnx
 import { rowWidth, type FloatBlock, type RowKernels, type RowProduct } from './nn-rows.js';
 
 /**
- * Silero VAD v5's network at 16 kHz, run in plain TypeScript from the weights of its ONNX file:
- * a short-time Fourier transform (a strided convolution with the model's own basis), four
- * convolutions, an LSTM cell and a sigmoid. The model is small (about 680,000 multiply-adds a
- * 32 ms frame); running it here rather than through onnxruntime keeps onnxruntime's library,
- * its session and its arenas out of the listening thread.
+ * Silero VAD v5's network at 16 kHz, run by hark from the weights of its ONNX file: a short-time
+ * Fourier transform (the model's basis is a windowed DFT, so a windowed FFT computes it), four
+ * convolutions, an LSTM cell and a sigmoid, their products of weights and inputs on `kernels`
+ * (hark's WebAssembly). The model is small (about 680,000 multiply-adds a 32 ms frame); running it
+ * here rather than through onnxruntime keeps onnxruntime's library, sessions and arenas out of
+ * hark whenever no wake-word model runs.
  */
 
 /** 64 samples of the frame before, then the frame's 512. */

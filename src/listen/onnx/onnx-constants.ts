@@ -25,9 +25,9 @@ export class OnnxModelError extends Error {
 
 function floats(tensor: WireField[]): Float32Array {
   const raw = tensor.find((f) => f.field === TENSOR.rawData);
-  const packed = raw ?? tensor.find((f) => f.field === TENSOR.floatData);
-  if (!packed) return new Float32Array(0);
-  const bytes = packed.bytes;
+  // float_data is packed, or one number per field: either way its fields' bytes in order.
+  const parts = raw ? [raw] : tensor.filter((f) => f.field === TENSOR.floatData);
+  const bytes = Buffer.concat(parts.map((f) => f.bytes));
   // Little-endian floats, copied out: the model's bytes need not be 4-byte aligned.
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out = new Float32Array(bytes.byteLength / 4);
