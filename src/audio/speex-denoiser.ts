@@ -1,4 +1,5 @@
-import { compileSpeex, SPEEX_WASM_PATH } from './speex-module.js';
+import { compileWasm } from '../system/wasm-modules.js';
+import { SPEEX_WASM_PATH } from './speex-module.js';
 
 export interface SpeexDenoiserOptions {
   sampleRateHz: number;
@@ -39,7 +40,7 @@ export class SpeexDenoiser {
     if (!Number.isInteger(options.frameSamples) || options.frameSamples < 32) {
       throw new RangeError(`bad denoiser frame: ${options.frameSamples}`);
     }
-    const instance = await WebAssembly.instantiate(await compileSpeex(wasmPath), {});
+    const instance = await WebAssembly.instantiate(await compileWasm(wasmPath), {});
     const wasm = instance.exports as unknown as Exports;
     for (const name of EXPORTS) {
       if (typeof (wasm as unknown as Record<string, unknown>)[name] !== 'function') {

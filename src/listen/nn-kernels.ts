@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../system/package-paths.js';
+import { compileWasm } from '../system/wasm-modules.js';
 import type { FloatBlock, RowKernels, RowProduct } from './nn-rows.js';
 
 /** hark's neural-network kernels, built to WebAssembly (128-bit SIMD) by native/nn/build.sh. */
@@ -11,8 +11,6 @@ interface Exports {
   hark_nn_alloc(bytes: number): number;
   hark_nn_rows(weights: number, x: number, bias: number, out: number, rows: number, width: number, relu: number): void;
 }
-
-let compiled: Promise<WebAssembly.Module> | undefined;
 
 class WasmBlock implements FloatBlock {
   private view: Float32Array;
@@ -36,11 +34,7 @@ export class NnKernels implements RowKernels {
   private constructor(private readonly wasm: Exports) {}
 
   static async load(path = NN_WASM_PATH): Promise<NnKernels> {
-    if (!compiled) {
-      compiled = readFile(path).then((bytes) => WebAssembly.compile(bytes));
-      compiled.catch(() => (compiled = undefined));
-    }
-    const instance = await WebAssembly.instantiate(await compiled, {});
+    const instance = await WebAssembly.instantiate(await compileWasm(path), {});
     return new NnKernels(instance.exports as unknown as Exports);
   }
 

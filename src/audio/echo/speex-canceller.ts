@@ -1,5 +1,6 @@
 import { meanSquare } from '../pcm.js';
-import { compileSpeex, SPEEX_WASM_PATH } from '../speex-module.js';
+import { compileWasm } from '../../system/wasm-modules.js';
+import { SPEEX_WASM_PATH } from '../speex-module.js';
 
 export interface SpeexCancellerOptions {
   sampleRateHz: number;
@@ -94,7 +95,7 @@ export class SpeexCanceller {
     }
     let wasm: Exports;
     try {
-      const instance = await WebAssembly.instantiate(await compileSpeex(wasmPath), {});
+      const instance = await WebAssembly.instantiate(await compileWasm(wasmPath), {});
       wasm = instance.exports as unknown as Exports;
       for (const name of EXPORTS) {
         if (typeof (wasm as unknown as Record<string, unknown>)[name] !== 'function') throw new Error(`no ${name}`);
