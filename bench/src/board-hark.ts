@@ -1,6 +1,7 @@
 /**
  * The real `hark run` of one build, started inside a CPU cap, as systemd/hark.service starts it
- * (NODE_OPTIONS=--max-semi-space-size=2) with the default configuration, pointed at the stand-in.
+ * (NODE_OPTIONS=--max-semi-space-size=2, MALLOC_MMAP_THRESHOLD_=131072) with the default
+ * configuration, pointed at the stand-in.
  * Its log lines are kept with when the bench read them; its memory is read from /proc.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -93,6 +94,7 @@ export class HarkProcess {
         XDG_CACHE_HOME: join(home, 'cache'),
         HARK_CONFIG: join(home, 'config.yaml'),
         NODE_OPTIONS: ['--max-semi-space-size=2', ...cap.nodeOptions()].join(' '),
+        MALLOC_MMAP_THRESHOLD_: '131072',
         HARK_SERVICE_BASE_URL: service.url,
         HARK_API_KEY: service.apiKey,
         // The status page on any free port, so that runs side by side do not clash.

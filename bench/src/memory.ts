@@ -69,16 +69,29 @@ export async function memoryRun(turns: number): Promise<RunResult> {
   return result;
 }
 
-/** Node's defaults, and what systemd/hark.service runs with (a smaller young generation for a small machine). */
-const SETTINGS: Record<string, string[]> = {
-  'node defaults': [],
-  'hark.service (--max-semi-space-size=2)': ['--max-semi-space-size=2'],
+interface Setting {
+  flags: string[];
+  env?: Record<string, string>;
+}
+
+/**
+ * Node's defaults, and what systemd/hark.service runs with: a smaller young generation for a small
+ * machine, then also glibc's malloc handing large blocks back when they are freed.
+ */
+const SETTINGS: Record<string, Setting> = {
+  'node defaults': { flags: [] },
+  'hark.service (--max-semi-space-size=2)': { flags: ['--max-semi-space-size=2'] },
+  'hark.service (and MALLOC_MMAP_THRESHOLD_)': {
+    flags: ['--max-semi-space-size=2'],
+    env: { MALLOC_MMAP_THRESHOLD_: '131072' },
+  },
 };
 
-function runInChild(turns: number, flags: string[]): Promise<RunResult> {
+function runInChild(turns: number, { flags, env }: Setting): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(new URL('./memory-run.js', import.meta.url)), [String(turns)], {
       execArgv: ['--expose-gc', ...flags],
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child.once('message', (m) => resolve(m as RunResult));
@@ -94,9 +107,9 @@ export async function benchMemory(runs = 3, turns = 200) {
     { medianRssAfter10: number; medianRssAfter200: number; medianGrowthMiB: number; medianLateGrowthMiB: number }
   > = {};
   const all: Record<string, RunResult[]> = {};
-  for (const [label, flags] of Object.entries(SETTINGS)) {
+  for (const [label, setting] of Object.entries(SETTINGS)) {
     const results: RunResult[] = [];
-    for (let i = 0; i < runs; i++) results.push(await runInChild(turns, flags));
+    for (let i = 0; i < runs; i++) results.push(await runInChild(turns, setting));
     all[label] = results;
     const growth = results.map((r) => (r.rssMiB[200] ?? NaN) - (r.rssMiB[10] ?? NaN));
     const late = results.map((r) => (r.rssMiB[200] ?? NaN) - (r.rssMiB[100] ?? NaN));
@@ -123,15 +136,7 @@ export async function benchMemory(runs = 3, turns = 200) {
   );
   console.log(
     table([
-      [
-        'node flags',
-        'run',
-        ...CHECKPOINTS.map((c) => `RSS@${c}`),
-        'heap@10',
-        'heap@200',
-        'RSS 10->200',
-        'RSS 100->200',
-      ],
+      ['setting', 'run', ...CHECKPOINTS.map((c) => `RSS@${c}`), 'heap@10', 'heap@200', 'RSS 10->200', 'RSS 100->200'],
       ...rows,
     ]),
   );
