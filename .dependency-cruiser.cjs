@@ -18,7 +18,7 @@ const PURE = [
   '^src/dialog/',
   '^src/speak/',
   '^src/config/(schema|schema-parts|tools-schema|home-schema)\\.ts$',
-  '^src/listen/(segmenter|monologue-cuts|pause-judge|speech-events|long-audio|transcript|wake-phrase|wake/wake-decider|onnx/protobuf-wire|onnx/onnx-constants|silero-network|nn-rows|wake/embedding-stages|wake/embedding-stream|energy-vad|noise-floor|vad)\\.ts$',
+  '^src/listen/(segmenter|monologue-cuts|pause-judge|speech-events|long-audio|transcript|wake-phrase|wake/wake-decider|onnx/protobuf-wire|onnx/onnx-constants|silero-network|stft-window|wake/mel-network|nn-rows|wake/embedding-stages|wake/embedding-stream|energy-vad|noise-floor|vad)\\.ts$',
   '^src/audio/(pcm|frames|wav-header|playback-clock|playback-error|mp3-duration|echo/fft)\\.ts$',
   '^src/system/as-error\\.ts$',
   '^src/home/discovery\\.ts$',

@@ -1,6 +1,7 @@
 import { Fft } from '../audio/echo/fft.js';
 import { nameEndingWith, OnnxModelError, onnxConstants, weightsOf } from './onnx/onnx-constants.js';
 import { rowWidth, type FloatBlock, type RowKernels, type RowProduct } from './nn-rows.js';
+import { dftWindow } from './stft-window.js';
 
 /**
  * Silero VAD v5's network at 16 kHz, run by hark from the weights of its ONNX file: a short-time
@@ -233,24 +234,13 @@ export class SileroNetwork {
   }
 }
 
-/**
- * The window of the model's transform: its basis is that window times the Fourier transform's
- * cosines and sines (checked here), so a fast transform of the windowed frame computes the same.
- */
+/** Silero's basis: the cosines' rows, then the sines'. */
 function windowOf(basis: Float32Array): Float32Array {
-  const window = basis.slice(0, FILTER);
-  let worst = 0;
-  for (let b = 0; b < BINS; b++) {
-    for (let k = 0; k < FILTER; k++) {
-      const angle = (2 * Math.PI * b * k) / FILTER;
-      const w = window[k] as number;
-      worst = Math.max(
-        worst,
-        Math.abs((basis[b * FILTER + k] as number) - w * Math.cos(angle)),
-        Math.abs((basis[(b + BINS) * FILTER + k] as number) + w * Math.sin(angle)),
-      );
-    }
-  }
-  if (worst > 1e-4) throw new OnnxModelError(`not Silero v5's transform: its basis is ${worst} from a windowed DFT`);
-  return window;
+  return dftWindow(
+    basis.subarray(0, BINS * FILTER),
+    basis.subarray(BINS * FILTER),
+    FILTER,
+    BINS,
+    "Silero v5's transform",
+  );
 }

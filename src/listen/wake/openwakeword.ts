@@ -1,7 +1,9 @@
 import type * as Ort from 'onnxruntime-node';
+import { readFile } from 'node:fs/promises';
 import { Subject, type Observable } from 'rxjs';
 import { SampleQueue } from '../../audio/sample-queue.js';
 import { SpeexDenoiser } from '../../audio/speex-denoiser.js';
+import { MelNetwork } from './mel-network.js';
 import { loadClassifier, type WakeClassifier } from './wake-classifiers.js';
 import { WakeDecider, type WakeDeciderConfig, type WakeWordDetection, type WakeWordScores } from './wake-decider.js';
 import { WakeEmbedding } from './wake-embedding.js';
@@ -78,7 +80,7 @@ export class OpenWakeWord {
 
   private constructor(
     ort: typeof Ort,
-    private readonly sessions: { melspectrogram: Ort.InferenceSession; embedding: WakeEmbedding },
+    private readonly sessions: { melspectrogram: MelNetwork; embedding: WakeEmbedding },
     private readonly classifiers: WakeClassifier[],
     private readonly options: OpenWakeWordOptions,
     /** The model files loaded, and where each came from. */
@@ -113,8 +115,7 @@ export class OpenWakeWord {
     const ort = await import('onnxruntime-node');
     const sessions: { release(): Promise<void> }[] = [];
     try {
-      const melspectrogram = await ort.InferenceSession.create(files.melspectrogram, SESSION_OPTIONS);
-      sessions.push(melspectrogram);
+      const melspectrogram = MelNetwork.fromOnnx(await readFile(files.melspectrogram));
       const embedding = await WakeEmbedding.load(ort, files.embedding, SESSION_OPTIONS);
       sessions.push(embedding);
       const classifiers: WakeClassifier[] = [];
@@ -173,8 +174,7 @@ export class OpenWakeWord {
     this.closed = true;
     this.queue.clear();
     await this.drain();
-    const { melspectrogram, embedding } = this.sessions;
-    await Promise.all([melspectrogram, embedding, ...this.classifiers.map((c) => c.session)].map((s) => s.release()));
+    await Promise.all([this.sessions.embedding, ...this.classifiers.map((c) => c.session)].map((s) => s.release()));
     this.denoiser?.close();
     this.detections$.complete();
     this.scores$.complete();

@@ -1,5 +1,5 @@
-import type * as Ort from 'onnxruntime-node';
 import { EMBEDDING_FRAMES, MEL_BINS, type EmbeddingStream } from './embedding-stream.js';
+import type { MelNetwork } from './mel-network.js';
 import type { WakeEmbedding } from './wake-embedding.js';
 
 export { EMBEDDING_SIZE } from './embedding-stream.js';
@@ -64,8 +64,7 @@ export class WakeFeatures {
   private readonly embeddings: EmbeddingStream;
 
   constructor(
-    private readonly ort: typeof Ort,
-    private readonly melspectrogram: Ort.InferenceSession,
+    private readonly melspectrogram: MelNetwork,
     embedding: WakeEmbedding,
     /** Samples per step: 1280 (80 ms, as openWakeWord) or 640 (40 ms). */
     readonly stepSamples = WAKE_STEP_SAMPLES,
@@ -107,7 +106,7 @@ export class WakeFeatures {
     const stepInput = MEL_CONTEXT_SAMPLES + stepSamples;
     for (let s = 0; s < steps; s++) {
       const at = s * stepSamples;
-      const mel = await this.mel(input.slice(at, at + stepInput), perStep);
+      const mel = this.mel(input.subarray(at, at + stepInput), perStep);
       frames.set(mel, this.history.length + s * mel.length);
     }
     if (fresh) {
@@ -136,11 +135,8 @@ export class WakeFeatures {
   }
 
   /** Mel frames scaled as openWakeWord's models were trained on (x / 10 + 2). */
-  private async mel(input: Float32Array, expectedFrames: number): Promise<Float32Array> {
-    const name = this.melspectrogram.inputNames[0] as string;
-    const result = await this.melspectrogram.run({ [name]: new this.ort.Tensor('float32', input, [1, input.length]) });
-    const output = result[this.melspectrogram.outputNames[0] as string];
-    const data = output?.data as Float32Array;
+  private mel(input: Float32Array, expectedFrames: number): Float32Array {
+    const data = this.melspectrogram.frames(input);
     if (data.length !== expectedFrames * MEL_BINS) {
       throw new Error(`melspectrogram gave ${data.length / MEL_BINS} frames, expected ${expectedFrames}`);
     }

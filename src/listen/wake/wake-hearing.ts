@@ -5,6 +5,7 @@ import { WakeAttention, type Attention } from './wake-attention.js';
 import type { WakeClassifier } from './wake-classifiers.js';
 import type { WakeDecider, WakeWordDetection, WakeWordScores } from './wake-decider.js';
 import type { WakeEmbedding } from './wake-embedding.js';
+import type { MelNetwork } from './mel-network.js';
 import {
   EMBEDDING_REACH_SAMPLES,
   firstFrameBeforeEndMs,
@@ -28,7 +29,7 @@ const SPOILED_STEPS = 1;
 /** What the detector hears with: its models, and what it was asked to do. */
 export interface WakeHearingParts {
   ort: typeof Ort;
-  melspectrogram: Ort.InferenceSession;
+  melspectrogram: MelNetwork;
   embedding: WakeEmbedding;
   classifiers: readonly WakeClassifier[];
   /** Names of the scores, in order. */
@@ -136,7 +137,7 @@ export class WakeHearing {
     let heardOnly = 0;
     if (!this.scorer || begins) {
       const frames = Math.max(...classifiers.map((c) => c.frames));
-      const features = new WakeFeatures(ort, melspectrogram, embedding, stepSamples, frames);
+      const features = new WakeFeatures(melspectrogram, embedding, stepSamples, frames);
       const closer = this.parts.lookCloserAt ?? LOOK_CLOSER_AT;
       this.scorer = new WakeScorer(ort, features, classifiers, closer, work.between);
       // The noise is taken out of a stretch heard in a noisy room; in a quiet one there is none to take out.
