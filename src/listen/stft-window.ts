@@ -28,6 +28,7 @@ export function dftWindow(
       );
     }
   }
-  if (worst > 1e-4) throw new OnnxModelError(`not ${what}: its basis is ${worst} from a windowed DFT`);
+  // Not `worst > 1e-4`: a basis holding NaN must fail too.
+  if (!(worst <= 1e-4)) throw new OnnxModelError(`not ${what}: its basis is ${worst} from a windowed DFT`);
   return window;
 }

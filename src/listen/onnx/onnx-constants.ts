@@ -87,6 +87,10 @@ export function weightsOf(all: Map<string, Weights>, name: string, dims: readonl
       `expected a tensor ${name} of ${dims.join('×')}${weights ? `, found ${weights.dims.join('×')}` : ''}`,
     );
   }
+  const count = dims.reduce((product, d) => product * d, 1);
+  if (weights.data.length !== count) {
+    throw new OnnxModelError(`the tensor ${name} holds ${weights.data.length} numbers, not ${count}`);
+  }
   return weights.data;
 }
 

@@ -64,6 +64,8 @@ export class MelNetwork {
     const out = new Float32Array(count * MEL_BINS);
     let loudest = -Infinity;
     // Two frames in one transform: the first as the real part, the second as the imaginary part.
+    // (A sample that is not finite therefore spoils its pair's other frame too; samples come from
+    // 16-bit audio.)
     for (let f = 0; f < count; f += 2) {
       const both = f + 1 < count;
       this.spectra(input, f * HOP, both ? (f + 1) * HOP : -1);

@@ -9,7 +9,7 @@ import { WakeDecider, type WakeDeciderConfig, type WakeWordDetection, type WakeW
 import { WakeEmbedding } from './wake-embedding.js';
 import { WAKE_SAMPLE_RATE_HZ } from './wake-features.js';
 import { WakeHearing } from './wake-hearing.js';
-import { resolveWakeModels, type WakeModelFile, type WakeModelFiles } from './wake-models.js';
+import { resolveWakeModels, WakeModelsMissingError, type WakeModelFile, type WakeModelFiles } from './wake-models.js';
 import { WakePacer, type WakeBacklog, type WakePace } from './wake-pace.js';
 
 export type { WakeBacklog };
@@ -80,7 +80,7 @@ export class OpenWakeWord {
 
   private constructor(
     ort: typeof Ort,
-    private readonly sessions: { melspectrogram: MelNetwork; embedding: WakeEmbedding },
+    private readonly features: { melspectrogram: MelNetwork; embedding: WakeEmbedding },
     private readonly classifiers: WakeClassifier[],
     private readonly options: OpenWakeWordOptions,
     /** The model files loaded, and where each came from. */
@@ -94,7 +94,7 @@ export class OpenWakeWord {
     this.hearing = new WakeHearing(
       {
         ort,
-        ...sessions,
+        ...features,
         classifiers,
         models: this.models,
         decider: new WakeDecider(this.models, options),
@@ -115,7 +115,7 @@ export class OpenWakeWord {
     const ort = await import('onnxruntime-node');
     const sessions: { release(): Promise<void> }[] = [];
     try {
-      const melspectrogram = MelNetwork.fromOnnx(await readFile(files.melspectrogram));
+      const melspectrogram = await loadMel(files.melspectrogram);
       const embedding = await WakeEmbedding.load(ort, files.embedding, SESSION_OPTIONS);
       sessions.push(embedding);
       const classifiers: WakeClassifier[] = [];
@@ -174,7 +174,7 @@ export class OpenWakeWord {
     this.closed = true;
     this.queue.clear();
     await this.drain();
-    await Promise.all([this.sessions.embedding, ...this.classifiers.map((c) => c.session)].map((s) => s.release()));
+    await Promise.all([this.features.embedding, ...this.classifiers.map((c) => c.session)].map((s) => s.release()));
     this.denoiser?.close();
     this.detections$.complete();
     this.scores$.complete();
@@ -188,7 +188,7 @@ export class OpenWakeWord {
 
   /** Whether the embedding model runs as stages over the rows windows share (else on each window whole). */
   get embeddingStreamed(): boolean {
-    return this.sessions.embedding.streamed;
+    return this.features.embedding.streamed;
   }
 
   /** Audio dropped unscored because it piled up beyond `maxBacklogMs`. */
@@ -260,5 +260,17 @@ export class OpenWakeWord {
 
   private interrupted(): boolean {
     return this.resetWanted || this.closed;
+  }
+}
+
+/** openWakeWord's mel spectrogram, computed by hark from the file's weights; what is wrong with the file if it cannot be. */
+async function loadMel(path: string): Promise<MelNetwork> {
+  try {
+    return MelNetwork.fromOnnx(await readFile(path));
+  } catch (error) {
+    throw new WakeModelsMissingError(
+      `${path}: not openWakeWord's melspectrogram (${(error as Error).message})`,
+      "use the melspectrogram.onnx that openWakeWord publishes, or remove it to use the package's",
+    );
   }
 }
