@@ -87,11 +87,17 @@ const SETTINGS: Record<string, Setting> = {
   },
 };
 
+/** The bench's environment less what a setting decides, so that a shell's settings do not leak into every row. */
+function inheritedEnv(): NodeJS.ProcessEnv {
+  const { NODE_OPTIONS: _flags, MALLOC_MMAP_THRESHOLD_: _threshold, ...rest } = process.env;
+  return rest;
+}
+
 function runInChild(turns: number, { flags, env }: Setting): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(new URL('./memory-run.js', import.meta.url)), [String(turns)], {
       execArgv: ['--expose-gc', ...flags],
-      env: { ...process.env, ...env },
+      env: { ...inheritedEnv(), ...env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child.once('message', (m) => resolve(m as RunResult));
