@@ -15,13 +15,13 @@ const DRAIN_GRACE_MS = 800;
 /**
  * After a stop, hark's voice may go on this long, and the echo reference keeps it: the piece
  * the module is writing (11 ms) and what the sound server had mixed already. Measured through
- * PulseAudio's ALSA plugin with ALSA's buffer full, against what the player said: 0-20 ms with
- * the sink mixing in 10 ms periods, 60-70 ms with it mixing in the 0.5 s the module's stream
- * allows (as a sound server may when hark is its only client); pacat's stream stops at once.
- * Keeping hark's voice there too long costs the user's first 40 ms after a pause little; too
- * short, and hark's own voice is taken for the user's.
+ * PulseAudio's ALSA plugin with ALSA's buffer full, against when the player was paused: 0 to 5 ms
+ * or 125 to 130 ms later (test/audio/player-timing.test.ts, 23 runs of 30 November, 9 late: the sink
+ * mixing in 10 ms periods, or in longer ones as the 0.5 s the module's stream allows lets it);
+ * pacat's stream stops at once. Keeping hark's voice there too long costs the user's first
+ * moments after a pause little; too short, and hark's own voice is taken for the user's.
  */
-const STOP_TAIL_MS = 40;
+const STOP_TAIL_MS = 140;
 /** A host not ready by then is played to as it is, rather than hold a reply up any longer. */
 const READY_TIMEOUT_MS = 3000;
 
