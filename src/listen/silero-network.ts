@@ -1,7 +1,6 @@
-import { Fft } from '../audio/echo/fft.js';
 import { nameEndingWith, OnnxModelError, onnxConstants, weightsOf } from './onnx/onnx-constants.js';
 import { rowWidth, type FloatBlock, type RowKernels, type RowProduct } from './nn-rows.js';
-import { dftWindow } from './stft-window.js';
+import { dftWindow, FramePairs } from './stft-window.js';
 
 /**
  * Silero VAD v5's network at 16 kHz, run by hark from the weights of its ONNX file: a short-time
@@ -66,17 +65,16 @@ function filled(kernels: RowKernels, values: Float32Array): FloatBlock {
 }
 
 export class SileroNetwork {
-  private readonly fft = new Fft(FILTER);
-  private readonly re = new Float64Array(FILTER);
-  private readonly im = new Float64Array(FILTER);
+  /** The transform, through the model's window (periodic Hann in Silero v5). */
+  private readonly pairs: FramePairs;
+  private readonly power = [new Float64Array(BINS), new Float64Array(BINS)] as const;
   private readonly padded = new Float32Array(SILERO_INPUT_SAMPLES + PAD_RIGHT);
   /** The transform's magnitudes, one array of bins per hop. */
   private readonly spectrum = Array.from({ length: HOPS }, () => new Float32Array(BINS));
 
   private constructor(
     private readonly kernels: RowKernels,
-    /** The STFT's window (periodic Hann in Silero v5). */
-    private readonly window: Float32Array,
+    window: Float32Array,
     private readonly encoder: Conv[],
     /**
      * The LSTM cell's gates: weights [gate][input, hidden] (gates in PyTorch's order: input,
@@ -84,7 +82,9 @@ export class SileroNetwork {
      */
     private readonly lstm: RowProduct,
     private readonly head: { weight: Float32Array; bias: number },
-  ) {}
+  ) {
+    this.pairs = new FramePairs(window);
+  }
 
   /** From the bytes of `silero_vad_v5.onnx` (its 16 kHz branch), its arithmetic on `kernels`. */
   static fromOnnx(model: Uint8Array, kernels: RowKernels): SileroNetwork {
@@ -168,31 +168,17 @@ export class SileroNetwork {
 
   /** The magnitudes of the short-time Fourier transform. */
   private transform(input: Float32Array): void {
-    const { padded, re, im, window } = this;
+    const { padded, power } = this;
     padded.set(input);
     const n = SILERO_INPUT_SAMPLES;
     for (let i = 0; i < PAD_RIGHT; i++) padded[n + i] = input[n - 2 - i] as number;
-    // Two hops in one transform: the first as the real part, the second as the imaginary part;
-    // each one's spectrum is then the even and the odd part of the result.
+    // An even number of hops: two a transform.
     for (let t = 0; t < HOPS; t += 2) {
-      const first = t * HOP;
-      const second = first + HOP;
-      for (let k = 0; k < FILTER; k++) {
-        const w = window[k] as number;
-        re[k] = (padded[first + k] as number) * w;
-        im[k] = (padded[second + k] as number) * w;
-      }
-      this.fft.transform(re, im);
-      const a = this.spectrum[t] as Float32Array;
-      const b = this.spectrum[t + 1] as Float32Array;
-      for (let k = 0; k < BINS; k++) {
-        const mirror = (FILTER - k) % FILTER;
-        const zr = re[k] as number;
-        const zi = im[k] as number;
-        const mr = re[mirror] as number;
-        const mi = im[mirror] as number;
-        a[k] = Math.hypot(zr + mr, zi - mi) / 2;
-        b[k] = Math.hypot(zi + mi, mr - zr) / 2;
+      this.pairs.power(padded, t * HOP, (t + 1) * HOP, power[0], power[1]);
+      for (let p = 0; p < 2; p++) {
+        const from = p === 0 ? power[0] : power[1];
+        const to = this.spectrum[t + p] as Float32Array;
+        for (let k = 0; k < BINS; k++) to[k] = Math.sqrt(from[k] as number);
       }
     }
   }

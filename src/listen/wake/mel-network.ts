@@ -1,6 +1,5 @@
-import { Fft } from '../../audio/echo/fft.js';
 import { onnxConstants, weightsOf } from '../onnx/onnx-constants.js';
-import { dftWindow } from '../stft-window.js';
+import { dftWindow, FramePairs } from '../stft-window.js';
 import { MEL_BINS } from './embedding-stream.js';
 
 /**
@@ -17,9 +16,7 @@ const FLOOR = 1e-10;
 const TOP_DB = 80;
 
 export class MelNetwork {
-  private readonly fft = new Fft(WINDOW);
-  private readonly re = new Float64Array(WINDOW);
-  private readonly im = new Float64Array(WINDOW);
+  private readonly pairs: FramePairs;
   private readonly power = [new Float64Array(BINS), new Float64Array(BINS)] as const;
   private readonly band = new Float64Array(MEL_BINS);
 
@@ -29,10 +26,11 @@ export class MelNetwork {
   private readonly weight: Float64Array;
 
   private constructor(
-    private readonly window: Float32Array,
+    window: Float32Array,
     /** Each bin's weight in each band: [bin][band]. */
     bands: Float32Array,
   ) {
+    this.pairs = new FramePairs(window);
     const used = bands.reduce((n, w) => (w === 0 ? n : n + 1), 0);
     this.bandOf = new Uint8Array(used);
     this.weight = new Float64Array(used);
@@ -63,12 +61,11 @@ export class MelNetwork {
     const count = input.length < WINDOW ? 0 : Math.floor((input.length - WINDOW) / HOP) + 1;
     const out = new Float32Array(count * MEL_BINS);
     let loudest = -Infinity;
-    // Two frames in one transform: the first as the real part, the second as the imaginary part.
-    // (A sample that is not finite therefore spoils its pair's other frame too; samples come from
-    // 16-bit audio.)
+    // Two frames a transform (so a sample that is not finite spoils its pair's other frame too;
+    // samples come from 16-bit audio).
     for (let f = 0; f < count; f += 2) {
       const both = f + 1 < count;
-      this.spectra(input, f * HOP, both ? (f + 1) * HOP : -1);
+      this.pairs.power(input, f * HOP, both ? (f + 1) * HOP : -1, this.power[0], this.power[1]);
       for (let p = 0; p < (both ? 2 : 1); p++) {
         const at = (f + p) * MEL_BINS;
         this.bandsOf(p === 0 ? this.power[0] : this.power[1]);
@@ -82,27 +79,6 @@ export class MelNetwork {
     const lowest = loudest - TOP_DB;
     for (let i = 0; i < out.length; i++) if ((out[i] as number) < lowest) out[i] = lowest;
     return out;
-  }
-
-  /** The power spectra of the frames at `first` and `second` (-1: none) into `power`. */
-  private spectra(input: Float32Array, first: number, second: number): void {
-    const { re, im, window } = this;
-    for (let k = 0; k < WINDOW; k++) {
-      const w = window[k] as number;
-      re[k] = (input[first + k] as number) * w;
-      im[k] = second < 0 ? 0 : (input[second + k] as number) * w;
-    }
-    this.fft.transform(re, im);
-    const [a, b] = this.power;
-    for (let k = 0; k < BINS; k++) {
-      const mirror = (WINDOW - k) % WINDOW;
-      const zr = re[k] as number;
-      const zi = im[k] as number;
-      const mr = re[mirror] as number;
-      const mi = im[mirror] as number;
-      a[k] = ((zr + mr) ** 2 + (zi - mi) ** 2) / 4;
-      b[k] = ((zi + mi) ** 2 + (mr - zr) ** 2) / 4;
-    }
   }
 
   private bandsOf(power: Float64Array): void {
