@@ -1,4 +1,5 @@
 import { Observable, asyncScheduler, defer, from, map, mergeMap, range, type SchedulerLike } from 'rxjs';
+import { decodeStream } from './decode-stream.js';
 import { decodeFileToPcm } from './ffmpeg.js';
 import { bytesFor } from './pcm.js';
 
@@ -10,12 +11,15 @@ export interface FileSourceOptions {
   scheduler?: SchedulerLike;
 }
 
-/** Any audio file ffmpeg reads, as 16-bit mono PCM chunks, in real time or all at once. */
+/**
+ * Any audio file ffmpeg reads, as 16-bit mono PCM chunks. In real time it is decoded as it is
+ * played, so hark holds a few seconds of it, not the whole file (an hour is 115 MB); as fast as
+ * the pipeline takes it, it is decoded whole first.
+ */
 export function fileSource(path: string, options: FileSourceOptions): Observable<Buffer> {
-  const chunkMs = options.chunkMs ?? 32;
-  return defer(() => from(decodeFileToPcm(path, options.sampleRateHz))).pipe(
-    mergeMap((pcm) => pcmSource(pcm, { ...options, chunkMs })),
-  );
+  const paced = { ...options, chunkMs: options.chunkMs ?? 32 };
+  if (options.realtime) return streamedSource(path, paced);
+  return defer(() => from(decodeFileToPcm(path, options.sampleRateHz))).pipe(mergeMap((pcm) => pcmSource(pcm, paced)));
 }
 
 /**
@@ -39,4 +43,53 @@ export function pcmSource(pcm: Buffer, options: FileSourceOptions): Observable<B
       else this.schedule(undefined, Math.max(0, startedAt + (next + 1) * chunkMs - scheduler.now()));
     });
   });
+}
+
+/**
+ * The file decoded as it is read, paced as pcmSource paces it (from the first decoded piece):
+ * ffmpeg waits while a chunk waits for its time, so what is held stays one read's worth.
+ */
+function streamedSource(path: string, options: FileSourceOptions & { chunkMs: number }): Observable<Buffer> {
+  const { chunkMs, sampleRateHz } = options;
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const chunkBytes = bytesFor(chunkMs, sampleRateHz);
+  return new Observable<Buffer>((subscriber) => {
+    const stop = new AbortController();
+    const play = async (): Promise<void> => {
+      let startedAt: number | undefined;
+      let sent = 0;
+      let rest = Buffer.alloc(0);
+      const send = async (chunk: Buffer): Promise<void> => {
+        startedAt ??= scheduler.now();
+        await until(scheduler, startedAt + (sent + 1) * chunkMs);
+        if (stop.signal.aborted) return;
+        subscriber.next(chunk);
+        sent++;
+      };
+      for await (const piece of decodeStream(path, sampleRateHz, stop.signal)) {
+        // The piece is a view into decodeStream's buffer, reused for the next one: copied here.
+        let pending = Buffer.concat([rest, piece]);
+        while (pending.length >= chunkBytes && !stop.signal.aborted) {
+          await send(pending.subarray(0, chunkBytes));
+          pending = pending.subarray(chunkBytes);
+        }
+        rest = Buffer.from(pending);
+      }
+      if (rest.length > 0) await send(rest);
+    };
+    play().then(
+      () => subscriber.complete(),
+      (error: unknown) => {
+        if (!stop.signal.aborted) subscriber.error(error);
+      },
+    );
+    return () => stop.abort();
+  });
+}
+
+/** Resolves at `time` on the scheduler's clock; at once (no timer) when that has passed. */
+function until(scheduler: SchedulerLike, time: number): Promise<void> | void {
+  const wait = time - scheduler.now();
+  if (wait <= 0) return;
+  return new Promise((resolve) => scheduler.schedule(() => resolve(), wait));
 }
