@@ -1,10 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { abortError } from '../system/abort.js';
 import { spawnChild } from '../system/spawn.js';
 import { ffmpegPath } from './ffmpeg.js';
+import { readWavInfo } from './wav-header.js';
 
 const READ_BYTES = 64 * 1024;
 
@@ -16,9 +17,15 @@ const READ_BYTES = 64 * 1024;
  * Why not ffmpeg's stdout as a stream: every read of a pipe makes a new buffer, garbage as soon
  * as it is copied, and V8 frees such buffers only at its next GC, after some 30 MB have piled
  * up. ffmpeg writes to one end of a local socket pair instead, and hark reads the other end
- * into its own buffer (`onread`). A decoder that fails throws with ffmpeg's last words.
+ * into its own buffer (`onread`). A decoder that fails throws with ffmpeg's last words. A 16-bit
+ * mono WAV at `sampleRateHz` is read as it is, without ffmpeg (whose decoding a small board pays for).
  */
 export async function* decodeStream(path: string, sampleRateHz: number, signal?: AbortSignal): AsyncGenerator<Buffer> {
+  const wav = await openPcmWav(path, sampleRateHz);
+  if (wav) {
+    yield* readPieces(wav, signal);
+    return;
+  }
   const dir = await mkdtemp(join(tmpdir(), 'hark-decode-'));
   const buffer = Buffer.allocUnsafe(READ_BYTES);
   let ready: Buffer | undefined;
@@ -109,4 +116,45 @@ function socketPair(
       reader.once('error', reject);
     });
   });
+}
+
+interface PcmWav {
+  file: FileHandle;
+  dataOffset: number;
+  dataBytes: number;
+}
+
+/** The file open at its samples when it is a 16-bit mono PCM WAV at `sampleRateHz`; else undefined. */
+async function openPcmWav(path: string, sampleRateHz: number): Promise<PcmWav | undefined> {
+  const file = await open(path).catch(() => undefined);
+  if (!file) return undefined;
+  try {
+    const { size } = await file.stat();
+    const head = Buffer.alloc(Math.min(READ_BYTES, size));
+    await file.read(head, 0, head.length, 0);
+    const info = readWavInfo(head, size);
+    const usable =
+      info.audioFormat === 1 && info.bitsPerSample === 16 && info.channels === 1 && info.sampleRateHz === sampleRateHz;
+    if (usable) return { file, dataOffset: info.dataOffset, dataBytes: info.dataBytes - (info.dataBytes % 2) };
+  } catch {
+    // Not a WAV, or one whose header this cannot read: ffmpeg's to try.
+  }
+  await file.close();
+  return undefined;
+}
+
+/** The samples in pieces that are views into one reused buffer, as ffmpeg's are. */
+async function* readPieces({ file, dataOffset, dataBytes }: PcmWav, signal?: AbortSignal): AsyncGenerator<Buffer> {
+  const buffer = Buffer.allocUnsafe(READ_BYTES);
+  try {
+    for (let done = 0; done < dataBytes; ) {
+      if (signal?.aborted) throw abortError(signal.reason);
+      const { bytesRead } = await file.read(buffer, 0, Math.min(READ_BYTES, dataBytes - done), dataOffset + done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await file.close();
+  }
 }

@@ -73,6 +73,7 @@ function streamedSource(path: string, options: FileSourceOptions & { chunkMs: nu
           await send(pending.subarray(0, chunkBytes));
           pending = pending.subarray(chunkBytes);
         }
+        if (stop.signal.aborted) return;
         rest = Buffer.from(pending);
       }
       if (rest.length > 0) await send(rest);
