@@ -147,7 +147,7 @@ async function openPcmWav(path: string, sampleRateHz: number): Promise<PcmWav | 
 async function* readPieces({ file, dataOffset, dataBytes }: PcmWav, signal?: AbortSignal): AsyncGenerator<Buffer> {
   const buffer = Buffer.allocUnsafe(READ_BYTES);
   try {
-    for (let done = 0; done < dataBytes; ) {
+    for (let done = 0; done < dataBytes;) {
       if (signal?.aborted) throw abortError(signal.reason);
       const { bytesRead } = await file.read(buffer, 0, Math.min(READ_BYTES, dataBytes - done), dataOffset + done);
       if (bytesRead === 0) break;

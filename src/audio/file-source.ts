@@ -61,7 +61,7 @@ function streamedSource(path: string, options: FileSourceOptions & { chunkMs: nu
       let rest = Buffer.alloc(0);
       const send = async (chunk: Buffer): Promise<void> => {
         startedAt ??= scheduler.now();
-        await until(scheduler, startedAt + (sent + 1) * chunkMs);
+        await until(scheduler, startedAt + (sent + 1) * chunkMs, stop.signal);
         if (stop.signal.aborted) return;
         subscriber.next(chunk);
         sent++;
@@ -88,9 +88,19 @@ function streamedSource(path: string, options: FileSourceOptions & { chunkMs: nu
   });
 }
 
-/** Resolves at `time` on the scheduler's clock; at once (no timer) when that has passed. */
-function until(scheduler: SchedulerLike, time: number): Promise<void> | void {
+/** Resolves at `time` on the scheduler's clock, or when stopped; at once (no timer) when that has passed. */
+function until(scheduler: SchedulerLike, time: number, stop: AbortSignal): Promise<void> | void {
   const wait = time - scheduler.now();
-  if (wait <= 0) return;
-  return new Promise((resolve) => scheduler.schedule(() => resolve(), wait));
+  if (wait <= 0 || stop.aborted) return;
+  return new Promise((resolve) => {
+    const stopped = (): void => {
+      timer.unsubscribe();
+      resolve();
+    };
+    const timer = scheduler.schedule(() => {
+      stop.removeEventListener('abort', stopped);
+      resolve();
+    }, wait);
+    stop.addEventListener('abort', stopped, { once: true });
+  });
 }
