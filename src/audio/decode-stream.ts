@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { abortError } from '../system/abort.js';
 import { spawnChild } from '../system/spawn.js';
 import { ffmpegPath } from './ffmpeg.js';
-import { readWavInfo } from './wav-header.js';
+import { readWavHead } from './wav-head.js';
+import { isPcm16Mono } from './wav-header.js';
 
 const READ_BYTES = 64 * 1024;
 
@@ -129,13 +130,9 @@ async function openPcmWav(path: string, sampleRateHz: number): Promise<PcmWav | 
   const file = await open(path).catch(() => undefined);
   if (!file) return undefined;
   try {
-    const { size } = await file.stat();
-    const head = Buffer.alloc(Math.min(READ_BYTES, size));
-    await file.read(head, 0, head.length, 0);
-    const info = readWavInfo(head, size);
-    const usable =
-      info.audioFormat === 1 && info.bitsPerSample === 16 && info.channels === 1 && info.sampleRateHz === sampleRateHz;
-    if (usable) return { file, dataOffset: info.dataOffset, dataBytes: info.dataBytes - (info.dataBytes % 2) };
+    const info = await readWavHead(file);
+    if (isPcm16Mono(info) && info.sampleRateHz === sampleRateHz)
+      return { file, dataOffset: info.dataOffset, dataBytes: info.dataBytes - (info.dataBytes % 2) };
   } catch {
     // Not a WAV, or one whose header this cannot read: ffmpeg's to try.
   }

@@ -2,7 +2,7 @@ import { constants, type Stats } from 'node:fs';
 import { access, open, realpath, stat } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { probeAudio, type AudioProbe } from '../audio/ffmpeg.js';
-import { wavDurationMs } from '../audio/wav-header.js';
+import { readWavHead } from '../audio/wav-head.js';
 import type { HarkConfig } from '../config/schema.js';
 import { atomicFile } from '../system/atomic-file.js';
 import { UsageError } from './command-context.js';
@@ -48,21 +48,13 @@ export async function probeAudioFile(path: string): Promise<AudioProbe> {
   return probe;
 }
 
-/** Bytes enough for a WAV's chunks before its samples. */
-const WAV_HEAD_BYTES = 64 * 1024;
-
 /** A WAV's own account of itself; undefined for any other file, or a WAV its header cannot vouch for. */
 async function wavProbe(path: string): Promise<AudioProbe | undefined> {
   const file = await open(path).catch(() => undefined);
   if (!file) return undefined;
   try {
-    const { size } = await file.stat();
-    const head = Buffer.alloc(Math.min(size, WAV_HEAD_BYTES));
-    await file.read(head, 0, head.length, 0);
-    const durationMs = wavDurationMs(head, size);
-    return durationMs === undefined
-      ? undefined
-      : { audio: true, durationMs: Math.round(durationMs), problem: undefined };
+    const { durationMs } = await readWavHead(file);
+    return { audio: true, durationMs: Math.round(durationMs), problem: undefined };
   } catch {
     return undefined;
   } finally {
