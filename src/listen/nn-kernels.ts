@@ -10,6 +10,62 @@ interface Exports {
   memory: WebAssembly.Memory;
   hark_nn_alloc(bytes: number): number;
   hark_nn_rows(weights: number, x: number, bias: number, out: number, rows: number, width: number, relu: number): void;
+  hark_nn_gemm(
+    weights: number,
+    columns: number,
+    bias: number,
+    out: number,
+    rows: number,
+    width: number,
+    positions: number,
+  ): void;
+  hark_nn_im2col(
+    input: number,
+    channels: number,
+    rows: number,
+    width: number,
+    kh: number,
+    kw: number,
+    left: number,
+    right: number,
+    columns: number,
+    span: number,
+  ): void;
+  hark_nn_leaky_floor(x: number, n: number, alpha: number, floor: number): void;
+  hark_nn_conv(
+    padded: number,
+    channels: number,
+    rows: number,
+    paddedWidth: number,
+    weights: number,
+    bias: number,
+    outChannels: number,
+    kh: number,
+    kw: number,
+    out: number,
+    alpha: number,
+    floor: number,
+  ): void;
+  hark_nn_pad_width(
+    input: number,
+    channels: number,
+    rows: number,
+    width: number,
+    left: number,
+    right: number,
+    padded: number,
+  ): void;
+  hark_nn_max_pool(
+    input: number,
+    channels: number,
+    rows: number,
+    width: number,
+    kh: number,
+    kw: number,
+    sh: number,
+    sw: number,
+    out: number,
+  ): void;
 }
 
 class WasmBlock implements FloatBlock {
@@ -42,6 +98,79 @@ export class NnKernels implements RowKernels {
     const at = this.wasm.hark_nn_alloc(length * 4);
     if (at === 0) throw new RangeError(`the kernels' memory cannot hold ${length} floats more`);
     return new WasmBlock(this.wasm.memory, at, length);
+  }
+
+  gemm(
+    weights: FloatBlock,
+    columns: FloatBlock,
+    bias: FloatBlock,
+    out: FloatBlock,
+    rows: number,
+    width: number,
+    positions: number,
+  ): void {
+    this.wasm.hark_nn_gemm(at(weights), at(columns), at(bias), at(out), rows, width, positions);
+  }
+
+  im2col(
+    input: FloatBlock,
+    dims: [number, number, number],
+    kh: number,
+    kw: number,
+    left: number,
+    right: number,
+    columns: FloatBlock,
+    span: number,
+  ): void {
+    this.wasm.hark_nn_im2col(at(input), dims[0], dims[1], dims[2], kh, kw, left, right, at(columns), span);
+  }
+
+  conv(
+    padded: FloatBlock,
+    dims: [number, number, number],
+    weights: FloatBlock,
+    bias: FloatBlock,
+    outChannels: number,
+    kh: number,
+    kw: number,
+    out: FloatBlock,
+    alpha: number,
+    floor: number,
+  ): void {
+    this.wasm.hark_nn_conv(
+      at(padded),
+      dims[0],
+      dims[1],
+      dims[2],
+      at(weights),
+      at(bias),
+      outChannels,
+      kh,
+      kw,
+      at(out),
+      alpha,
+      floor,
+    );
+  }
+
+  padWidth(input: FloatBlock, dims: [number, number, number], left: number, right: number, padded: FloatBlock): void {
+    this.wasm.hark_nn_pad_width(at(input), dims[0], dims[1], dims[2], left, right, at(padded));
+  }
+
+  leakyFloor(x: FloatBlock, n: number, alpha: number, floor: number): void {
+    this.wasm.hark_nn_leaky_floor(at(x), n, alpha, floor);
+  }
+
+  maxPool(
+    input: FloatBlock,
+    dims: [number, number, number],
+    kh: number,
+    kw: number,
+    sh: number,
+    sw: number,
+    out: FloatBlock,
+  ): void {
+    this.wasm.hark_nn_max_pool(at(input), dims[0], dims[1], dims[2], kh, kw, sh, sw, at(out));
   }
 
   rows({ weights, x, bias, out, rows, width, relu }: RowProduct): void {

@@ -30,3 +30,19 @@ export interface RowKernels {
 export function rowWidth(width: number): number {
   return Math.ceil(width / 4) * 4;
 }
+
+/** A block holding `values` as rows of `width`, each padded to the kernels' row width. */
+export function rowsBlock(kernels: RowKernels, values: Float32Array, width: number): FloatBlock {
+  const rows = values.length / width;
+  const padded = rowWidth(width);
+  const block = kernels.block(rows * padded);
+  const data = block.data;
+  for (let r = 0; r < rows; r++) data.set(values.subarray(r * width, (r + 1) * width), r * padded);
+  return block;
+}
+
+export function filled(kernels: RowKernels, values: Float32Array): FloatBlock {
+  const block = kernels.block(values.length);
+  block.data.set(values);
+  return block;
+}

@@ -1,5 +1,5 @@
 import { nameEndingWith, OnnxModelError, onnxConstants, weightsOf } from './onnx/onnx-constants.js';
-import { rowWidth, type FloatBlock, type RowKernels, type RowProduct } from './nn-rows.js';
+import { filled, rowsBlock, rowWidth, type RowKernels, type RowProduct } from './nn-rows.js';
 import { dftWindow, FramePairs } from './stft-window.js';
 
 /**
@@ -46,22 +46,6 @@ const KERNEL = 3;
 
 function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
-}
-
-/** A block holding `values` as rows of `width`, each padded to the kernels' row width. */
-function rowsBlock(kernels: RowKernels, values: Float32Array, width: number): FloatBlock {
-  const rows = values.length / width;
-  const padded = rowWidth(width);
-  const block = kernels.block(rows * padded);
-  const data = block.data;
-  for (let r = 0; r < rows; r++) data.set(values.subarray(r * width, (r + 1) * width), r * padded);
-  return block;
-}
-
-function filled(kernels: RowKernels, values: Float32Array): FloatBlock {
-  const block = kernels.block(values.length);
-  block.data.set(values);
-  return block;
 }
 
 export class SileroNetwork {

@@ -8,6 +8,12 @@ export const EMBEDDING_SIZE = 96;
  */
 export const BATCH_WINDOWS = 4;
 
+/** One input's activations: channels × rows (time) × width. */
+export interface Rows {
+  data: Float32Array;
+  dims: [number, number, number];
+}
+
 /** Mel frames by their index in the stream: `frames` holds `MEL_BINS` values each, from the frame `first` on. */
 export interface MelRows {
   first: number;

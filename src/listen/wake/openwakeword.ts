@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Subject, type Observable } from 'rxjs';
 import { SampleQueue } from '../../audio/sample-queue.js';
 import { SpeexDenoiser } from '../../audio/speex-denoiser.js';
+import { NnKernels } from '../nn-kernels.js';
 import { MelNetwork } from './mel-network.js';
 import { loadClassifier, type WakeClassifier } from './wake-classifiers.js';
 import { WakeDecider, type WakeDeciderConfig, type WakeWordDetection, type WakeWordScores } from './wake-decider.js';
@@ -79,7 +80,6 @@ export class OpenWakeWord {
   private closed = false;
 
   private constructor(
-    ort: typeof Ort,
     private readonly features: { melspectrogram: MelNetwork; embedding: WakeEmbedding },
     private readonly classifiers: WakeClassifier[],
     private readonly options: OpenWakeWordOptions,
@@ -93,7 +93,6 @@ export class OpenWakeWord {
     this.stepSamples = (options.stepMs ?? 80) * (WAKE_SAMPLE_RATE_HZ / 1000);
     this.hearing = new WakeHearing(
       {
-        ort,
         ...features,
         classifiers,
         models: this.models,
@@ -112,16 +111,19 @@ export class OpenWakeWord {
     options: OpenWakeWordOptions,
     files: WakeModelFiles = resolveWakeModels(options.models, options.modelsDir),
   ): Promise<OpenWakeWord> {
-    const ort = await import('onnxruntime-node');
+    // onnxruntime is loaded only for what hark does not run itself.
+    let ort: typeof Ort | undefined;
+    const loadOrt = async (): Promise<typeof Ort> => (ort ??= await import('onnxruntime-node'));
     const sessions: { release(): Promise<void> }[] = [];
     try {
       const melspectrogram = await loadMel(files.melspectrogram);
-      const embedding = await WakeEmbedding.load(ort, files.embedding, SESSION_OPTIONS);
+      const kernels = await NnKernels.load();
+      const embedding = await WakeEmbedding.load(files.embedding, kernels, loadOrt, SESSION_OPTIONS);
       sessions.push(embedding);
       const classifiers: WakeClassifier[] = [];
       for (const file of files.classifiers) {
-        const classifier = await loadClassifier(ort, file, SESSION_OPTIONS);
-        sessions.push(classifier.session);
+        const classifier = await loadClassifier(file, kernels, loadOrt, SESSION_OPTIONS);
+        sessions.push(classifier);
         classifiers.push(classifier);
       }
       let denoiser: SpeexDenoiser | undefined;
@@ -134,7 +136,6 @@ export class OpenWakeWord {
         }
       }
       return new OpenWakeWord(
-        ort,
         { melspectrogram, embedding },
         classifiers,
         options,
@@ -174,7 +175,7 @@ export class OpenWakeWord {
     this.closed = true;
     this.queue.clear();
     await this.drain();
-    await Promise.all([this.features.embedding, ...this.classifiers.map((c) => c.session)].map((s) => s.release()));
+    await Promise.all([this.features.embedding, ...this.classifiers].map((s) => s.release()));
     this.denoiser?.close();
     this.detections$.complete();
     this.scores$.complete();

@@ -1,4 +1,3 @@
-import type * as Ort from 'onnxruntime-node';
 import type { EmbeddingStage } from './embedding-stages.js';
 import {
   BATCH_WINDOWS,
@@ -8,20 +7,13 @@ import {
   melFrames,
   type EmbeddingStream,
   type MelRows,
+  type Rows,
 } from './embedding-stream.js';
-
-/** One input's activations: channels × rows (time) × width. */
-export interface Rows {
-  data: Float32Array;
-  dims: [number, number, number];
-}
 
 /** A stage of the embedding model, ready to run. */
 export interface RunnableStage extends EmbeddingStage {
-  session: Ort.InferenceSession;
+  run(input: Rows): Promise<Rows>;
 }
-
-export type RunStage = (session: Ort.InferenceSession, input: Rows) => Promise<Rows>;
 
 /** `a`'s rows then `b`'s, channel by channel. */
 function joined(a: Rows | undefined, b: Rows): Rows {
@@ -108,10 +100,7 @@ export class StagedStream implements EmbeddingStream {
   private readonly stride: number;
   private readonly phases = new Map<number, Phase>();
 
-  constructor(
-    private readonly stages: readonly RunnableStage[],
-    private readonly run: RunStage,
-  ) {
+  constructor(private readonly stages: readonly RunnableStage[]) {
     this.stride = stages.reduce((product, s) => product * s.shrink, 1);
   }
 
@@ -148,7 +137,7 @@ export class StagedStream implements EmbeddingStream {
     for (const [i, stage] of this.stages.entries()) {
       const input = joined(goesOn ? state.kept[i] : undefined, flowing);
       kept.push(lastRows(input, stage.context));
-      flowing = await this.run(stage.session, input);
+      flowing = await stage.run(input);
     }
     this.phases.set(phase, { lastStart: last, kept });
     return { from: goesOn ? state.lastStart + this.stride : first, embeddings: byWindow(flowing) };

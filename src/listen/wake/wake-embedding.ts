@@ -9,8 +9,13 @@ import {
   melFrames,
   type EmbeddingStream,
   type MelRows,
+  type Rows,
 } from './embedding-stream.js';
-import { StagedStream, type Rows, type RunnableStage } from './staged-stream.js';
+import type { NnKernels } from '../nn-kernels.js';
+import { OnnxModelError } from '../onnx/onnx-constants.js';
+import { ProtobufError } from '../onnx/protobuf-wire.js';
+import { ConvChain } from './conv-chain.js';
+import { StagedStream, type RunnableStage } from './staged-stream.js';
 
 /** Windows the stages are checked on against the whole model: afresh, one step on, a batch, another phase. */
 const PROBE_CALLS = [[0], [8], [16, 24, 32], [4]];
@@ -24,19 +29,39 @@ const PROBE_TOLERANCE = 1e-4;
 /**
  * openWakeWord's embedding model. Cut into stages where it can be (see `cutAtTimePools`), a
  * stream computes each window from the rows it shares with the window a step (8 frames) before
- * it: about a third of the work of the whole model, for the same numbers (bit for bit where
- * onnxruntime picks the same kernels, as on x86-64; up to float rounding elsewhere). The stages
- * are checked against the whole model when loaded; a model that cannot be cut, or whose stages
- * do not give its numbers, is run on each window whole.
+ * it: about a third of the work of the whole model, for the same numbers up to float rounding.
+ * The stages run on hark's kernels, without onnxruntime (its library and arenas, loaded, are
+ * most of the memory the wake word holds). A model with other operators runs in onnxruntime, its
+ * stages checked against the whole model when loaded; one that cannot be cut, or whose stages do
+ * not give its numbers, is run on each window whole.
  */
 export class WakeEmbedding {
   private constructor(
-    private readonly ort: typeof Ort,
+    /** Absent when no stage runs in onnxruntime. */
+    private readonly ort: typeof Ort | undefined,
     private readonly sessions: readonly Ort.InferenceSession[],
     private readonly stages: readonly RunnableStage[] | undefined,
   ) {}
 
+  /**
+   * The model on hark's kernels where its stages are made of what they run (openWakeWord's is),
+   * else in onnxruntime, loaded then by `loadOrt`.
+   */
   static async load(
+    path: string,
+    kernels: NnKernels,
+    loadOrt: () => Promise<typeof Ort>,
+    options: Ort.InferenceSession.SessionOptions,
+  ): Promise<WakeEmbedding> {
+    const onKernels = await WakeEmbedding.onKernels(path, kernels).catch((error: unknown) => {
+      if (error instanceof OnnxModelError || error instanceof ProtobufError) return undefined;
+      throw error;
+    });
+    return onKernels ?? (await WakeEmbedding.inOnnxruntime(await loadOrt(), path, options));
+  }
+
+  /** The model in onnxruntime: cut into stages where they give the whole model's numbers, else whole. */
+  static async inOnnxruntime(
     ort: typeof Ort,
     path: string,
     options: Ort.InferenceSession.SessionOptions,
@@ -67,8 +92,25 @@ export class WakeEmbedding {
       await Promise.all(sessions.map((s) => s.release()));
       throw error;
     }
-    const runnable = stages.map((stage, i) => ({ ...stage, session: sessions[i] as Ort.InferenceSession }));
+    const runnable = stages.map((stage, i) => {
+      const session = sessions[i] as Ort.InferenceSession;
+      return { ...stage, run: (input: Rows) => runSession(ort, session, input) };
+    });
     return new WakeEmbedding(ort, sessions, runnable);
+  }
+
+  /**
+   * The model cut into stages run on hark's kernels (`conv-chain.ts`); undefined when it cannot be
+   * cut, `OnnxModelError` when a stage holds an operator they do not run.
+   */
+  static async onKernels(path: string, kernels: NnKernels): Promise<WakeEmbedding | undefined> {
+    const stages = cutAtTimePools(await readFile(path));
+    if (!stages) return undefined;
+    const runnable = stages.map((stage) => {
+      const chain = ConvChain.fromOnnx(stage.model, kernels);
+      return { ...stage, run: (input: Rows) => Promise.resolve(chain.run(input)) };
+    });
+    return new WakeEmbedding(undefined, [], runnable);
   }
 
   /** The model run on each window whole. */
@@ -87,8 +129,8 @@ export class WakeEmbedding {
 
   stream(): EmbeddingStream {
     return this.stages
-      ? new StagedStream(this.stages, (session, input) => this.run(session, input))
-      : new WholeWindows(this.ort, this.sessions[0] as Ort.InferenceSession);
+      ? new StagedStream(this.stages)
+      : new WholeWindows(this.ort as typeof Ort, this.sessions[0] as Ort.InferenceSession);
   }
 
   async release(): Promise<void> {
@@ -114,16 +156,16 @@ export class WakeEmbedding {
     }
     return true;
   }
+}
 
-  private async run(session: Ort.InferenceSession, input: Rows): Promise<Rows> {
-    const [channels, rows, width] = input.dims;
-    const result = await session.run({
-      [session.inputNames[0] as string]: new this.ort.Tensor('float32', input.data, [1, channels, rows, width]),
-    });
-    const output = result[session.outputNames[0] as string] as Ort.Tensor;
-    const [, c, r, w] = output.dims as number[];
-    return { data: output.data as Float32Array, dims: [c as number, r as number, w as number] };
-  }
+async function runSession(ort: typeof Ort, session: Ort.InferenceSession, input: Rows): Promise<Rows> {
+  const [channels, rows, width] = input.dims;
+  const result = await session.run({
+    [session.inputNames[0] as string]: new ort.Tensor('float32', input.data, [1, channels, rows, width]),
+  });
+  const output = result[session.outputNames[0] as string] as Ort.Tensor;
+  const [, c, r, w] = output.dims as number[];
+  return { data: output.data as Float32Array, dims: [c as number, r as number, w as number] };
 }
 
 /** The whole model on each window, in batches of at most BATCH_WINDOWS (48 at once held 79 MB more than 4). */

@@ -1,4 +1,3 @@
-import type * as Ort from 'onnxruntime-node';
 import { RecentSamples } from '../../audio/recent-samples.js';
 import type { SpeexDenoiser } from '../../audio/speex-denoiser.js';
 import { WakeAttention, type Attention } from './wake-attention.js';
@@ -28,7 +27,6 @@ const SPOILED_STEPS = 1;
 
 /** What the detector hears with: its models, and what it was asked to do. */
 export interface WakeHearingParts {
-  ort: typeof Ort;
   melspectrogram: MelNetwork;
   embedding: WakeEmbedding;
   classifiers: readonly WakeClassifier[];
@@ -131,7 +129,7 @@ export class WakeHearing {
     begins: boolean,
     interrupted: () => boolean,
   ): Promise<void> {
-    const { ort, melspectrogram, embedding, classifiers, denoiser, stepSamples } = this.parts;
+    const { melspectrogram, embedding, classifiers, denoiser, stepSamples } = this.parts;
     const work = PACE_WORK[pace];
     let segment = run;
     let heardOnly = 0;
@@ -139,7 +137,7 @@ export class WakeHearing {
       const frames = Math.max(...classifiers.map((c) => c.frames));
       const features = new WakeFeatures(melspectrogram, embedding, stepSamples, frames);
       const closer = this.parts.lookCloserAt ?? LOOK_CLOSER_AT;
-      this.scorer = new WakeScorer(ort, features, classifiers, closer, work.between);
+      this.scorer = new WakeScorer(features, classifiers, closer, work.between);
       // The noise is taken out of a stretch heard in a noisy room; in a quiet one there is none to take out.
       this.denoising = denoiser !== undefined && work.denoise && this.attention.floorDbfs >= NOISY_ROOM_DBFS;
       const kept = this.recent.length - (this.recent.length % stepSamples);

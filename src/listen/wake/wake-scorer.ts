@@ -1,4 +1,3 @@
-import type * as Ort from 'onnxruntime-node';
 import { classify, type WakeClassifier } from './wake-classifiers.js';
 import {
   EMBEDDING_SIZE,
@@ -58,7 +57,6 @@ export class WakeScorer {
   private readonly labels: number;
 
   constructor(
-    private readonly ort: typeof Ort,
     private readonly features: WakeFeatures,
     private readonly classifiers: readonly WakeClassifier[],
     /** A step scoring at least this has the windows between steps scored for a while (Infinity: never). */
@@ -142,7 +140,7 @@ export class WakeScorer {
     const scores = new Float32Array(this.labels);
     let offset = 0;
     for (const classifier of this.classifiers) {
-      await classify(this.ort, classifier, input(classifier.frames), scores, offset);
+      await classify(classifier, input(classifier.frames), scores, offset);
       offset += classifier.labels.length;
     }
     return scores;

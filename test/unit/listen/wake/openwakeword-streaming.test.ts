@@ -1,8 +1,8 @@
 /** The live wake-word detector over a stream: frame sizes, its clock, the refractory period, closing. */
 import { join } from 'node:path';
-import type * as Ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { OpenWakeWord } from '../../../../src/listen/wake/openwakeword.js';
+import { StagedStream } from '../../../../src/listen/wake/staged-stream.js';
 import type { WakeWordDetection } from '../../../../src/pipeline/ports.js';
 import { FIXTURES, fixtureSamples } from '../../../helpers/speech.js';
 import { at, clip, listen, WAKE_OPTIONS as options, type WakeClip } from '../../../helpers/wake-clips.js';
@@ -57,18 +57,13 @@ describe('OpenWakeWord streaming', () => {
     const twice = new Int16Array(said.length * 2 + at(800));
     twice.set(said, 0);
     twice.set(said, said.length + at(800));
-    const ort = await import('onnxruntime-node');
-    const sessionClass = ort.InferenceSession as unknown as { prototype: Ort.InferenceSession };
-    /** The detections, and how many windows the embedding model embedded (its input is 76 x 32 frames a window). */
+    /** The detections, and how many windows the embedding embedded. */
     const heard = async (refractoryMs: number) => {
       const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, refractoryMs, maxBatchSteps: 4 });
-      const run = vi.spyOn(sessionClass.prototype, 'run');
+      const embed = vi.spyOn(StagedStream.prototype, 'embed');
       const found = await listen(detector, twice);
-      const windows = run.mock.calls
-        .map(([feeds]) => Object.values(feeds)[0]?.dims ?? [])
-        .filter((dims) => dims.length === 4)
-        .reduce((sum, dims) => sum + (dims[0] ?? 0), 0);
-      run.mockRestore();
+      const windows = embed.mock.calls.reduce((sum, [, starts]) => sum + starts.length, 0);
+      embed.mockRestore();
       await detector.close();
       return { found, windows };
     };

@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { NnKernels } from '../../../../src/listen/nn-kernels.js';
 import { cutAtTimePools } from '../../../../src/listen/wake/embedding-stages.js';
 import {
   EMBEDDING_FRAMES,
@@ -88,8 +89,17 @@ describe('WakeEmbedding', () => {
     expect(staged.streamed).toBe(true);
   });
 
-  it('loads the model cut, its stages checked against the whole model', async () => {
-    const loaded = await WakeEmbedding.load(ort, EMBEDDING_MODEL, OPTIONS);
+  it('loads openWakeWord’s model on hark’s kernels, without onnxruntime', async () => {
+    const loadOrt = vi.fn(() => Promise.resolve(ort));
+    const loaded = await WakeEmbedding.load(EMBEDDING_MODEL, await NnKernels.load(), loadOrt, OPTIONS);
+    expect(loaded.streamed).toBe(true);
+    expect(loadOrt).not.toHaveBeenCalled();
+    expectSame(await loaded.stream().embed(rows(), [0, 8, 16]), await truths([0, 8, 16]));
+    await loaded.release();
+  });
+
+  it('loads the model cut in onnxruntime, its stages checked against the whole model', async () => {
+    const loaded = await WakeEmbedding.inOnnxruntime(ort, EMBEDDING_MODEL, OPTIONS);
     expect(loaded.streamed).toBe(true);
     await loaded.release();
   });
@@ -99,40 +109,50 @@ describe('WakeEmbedding', () => {
     expect(() => cutAtTimePools(Uint8Array.from([0x0a, 0x05, 1]))).toThrow(/runs past the end/);
   });
 
-  it('gives the steps’ windows one after another the whole model’s numbers', async () => {
-    const stream = staged.stream();
-    for (let start = 0; start + EMBEDDING_FRAMES <= 200; start += 8) {
-      expectSame(await stream.embed(rows(), [start]), await truth(start));
-    }
-  });
+  describe.each([
+    ['in onnxruntime', () => Promise.resolve(staged)],
+    ['on hark’s kernels', async () => (await WakeEmbedding.onKernels(EMBEDDING_MODEL, await NnKernels.load()))!],
+  ])('its stages %s', (_, make: () => Promise<WakeEmbedding>) => {
+    let staged: WakeEmbedding;
+    beforeAll(async () => {
+      staged = await make();
+    });
 
-  it('gives a batch of steps, and windows between steps in any order, the whole model’s numbers', async () => {
-    const stream = staged.stream();
-    const steps = [40, 48, 56, 64];
-    expectSame(await stream.embed(rows(), steps), await truths(steps));
-    const between = [68, 36, 60, 52, 44, 66];
-    expectSame(await stream.embed(rows(), between), await truths(between));
-    const next = [72, 76, 80];
-    expectSame(await stream.embed(rows(), next), await truths(next));
-  });
+    it('gives the steps’ windows one after another the whole model’s numbers', async () => {
+      const stream = staged.stream();
+      for (let start = 0; start + EMBEDDING_FRAMES <= 200; start += 8) {
+        expectSame(await stream.embed(rows(), [start]), await truth(start));
+      }
+    });
 
-  it('gives the steps of a recording asked at once (computed a few at a time) the whole model’s numbers', async () => {
-    const steps = Array.from({ length: 24 }, (_, i) => 8 + i * 8);
-    expectSame(await staged.stream().embed(rows(), steps), await truths(steps));
-  });
+    it('gives a batch of steps, and windows between steps in any order, the whole model’s numbers', async () => {
+      const stream = staged.stream();
+      const steps = [40, 48, 56, 64];
+      expectSame(await stream.embed(rows(), steps), await truths(steps));
+      const between = [68, 36, 60, 52, 44, 66];
+      expectSame(await stream.embed(rows(), between), await truths(between));
+      const next = [72, 76, 80];
+      expectSame(await stream.embed(rows(), next), await truths(next));
+    });
 
-  it('starts a phase afresh after a gap longer than a window, from the frames it still has', async () => {
-    const stream = staged.stream();
-    await stream.embed(rows(), [0]);
-    expectSame(await stream.embed(rows(120), [160]), await truth(160));
-    expectSame(await stream.embed(rows(120), [168, 176]), await truths([168, 176]));
-  });
+    it('gives the steps of a recording asked at once (computed a few at a time) the whole model’s numbers', async () => {
+      const steps = Array.from({ length: 24 }, (_, i) => 8 + i * 8);
+      expectSame(await staged.stream().embed(rows(), steps), await truths(steps));
+    });
 
-  it('goes back to an earlier window of a phase, afresh', async () => {
-    const stream = staged.stream();
-    await stream.embed(rows(), [80]);
-    expectSame(await stream.embed(rows(), [40]), await truth(40));
-    expectSame(await stream.embed(rows(), [48]), await truth(48));
+    it('starts a phase afresh after a gap longer than a window, from the frames it still has', async () => {
+      const stream = staged.stream();
+      await stream.embed(rows(), [0]);
+      expectSame(await stream.embed(rows(120), [160]), await truth(160));
+      expectSame(await stream.embed(rows(120), [168, 176]), await truths([168, 176]));
+    });
+
+    it('goes back to an earlier window of a phase, afresh', async () => {
+      const stream = staged.stream();
+      await stream.embed(rows(), [80]);
+      expectSame(await stream.embed(rows(), [40]), await truth(40));
+      expectSame(await stream.embed(rows(), [48]), await truth(48));
+    });
   });
 
   it('loads a model it cannot cut (a field it does not read) to run on each window whole', async () => {
@@ -140,7 +160,9 @@ describe('WakeEmbedding', () => {
     // An unknown field written as a group (wire types 3 and 4): protobuf skips it, the cut does not read groups.
     const path = join(mkdtempSync(join(tmpdir(), 'hark-embedding-')), 'embedding_model.onnx');
     writeFileSync(path, Buffer.concat([model, Buffer.from([0x9b, 0x06, 0x9c, 0x06])]));
-    const loaded = await WakeEmbedding.load(ort, path, OPTIONS);
+    const loadOrt = vi.fn(() => Promise.resolve(ort));
+    const loaded = await WakeEmbedding.load(path, await NnKernels.load(), loadOrt, OPTIONS);
+    expect(loadOrt).toHaveBeenCalled();
     expect(loaded.streamed).toBe(false);
     expectSame(await loaded.stream().embed(rows(), [0, 8]), await truths([0, 8]));
     await loaded.release();
