@@ -69,7 +69,7 @@ export async function checkWakeWord(
       check: CHECK,
       status: 'fail',
       detail: error instanceof WakeModelsMissingError ? error.reason : (error as Error).message,
-      fix: `${error instanceof WakeModelsMissingError ? error.fix : `reinstall with \`npm ci\` (onnxruntime-node must match this CPU)`}; meanwhile hark listens for ${phrases} in the transcript instead`,
+      fix: `${error instanceof WakeModelsMissingError ? error.fix : `reinstall with \`npm ci\` (a model of your own may need onnxruntime-node built for this CPU)`}; meanwhile hark listens for ${phrases} in the transcript instead`,
     };
   } finally {
     await detector?.close();

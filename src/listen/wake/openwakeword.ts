@@ -54,9 +54,9 @@ const MS_PER_SAMPLE = 1000 / WAKE_SAMPLE_RATE_HZ;
  */
 const DENOISE = { sampleRateHz: WAKE_SAMPLE_RATE_HZ, frameSamples: 160, suppressDb: -30 } as const;
 /**
- * openWakeWord through onnxruntime-node: the models are loaded once, audio is buffered by `push`
- * and scored by one loop of awaited inference runs, so the caller (the microphone, the VAD)
- * never waits for it, and each run yields the event loop. In quiet it only keeps the last two
+ * openWakeWord on hark's kernels (onnxruntime-node for a model they do not run): the models are
+ * loaded once, audio is buffered by `push` and scored by one loop, a batch of steps at a time
+ * (`maxBatchSteps`), on the thread that pushes it. In quiet it only keeps the last two
  * seconds: at a sound it scores from them on (what the classifiers' windows reach back over),
  * so a wake word is scored as if every step had been.
  */
