@@ -19,9 +19,13 @@ interface Conv {
   outChannels: number;
   /** The weights as the direct kernel reads them: out × in × height × width. */
   weights: FloatBlock;
-  /** The same, each output channel's row padded for the product over columns (`rowsBlock`). */
-  rows: FloatBlock;
-  /** Its rows' width: in × height × width, padded. */
+  /**
+   * The same, each output channel's row padded for the product over columns (`rowsBlock`): made
+   * when an input first comes out narrower than the direct kernel takes, which most never do.
+   */
+  rows?: FloatBlock;
+  /** in × height × width, and that padded to the rows' width. */
+  perOutput: number;
   span: number;
   bias: FloatBlock;
 }
@@ -63,7 +67,7 @@ function convOf(node: OnnxNode, all: Map<string, Weights>, kernels: NnKernels): 
     right,
     outChannels,
     weights: filled(kernels, weights.data),
-    rows: rowsBlock(kernels, weights.data, span),
+    perOutput: span,
     span: rowWidth(span),
     bias: filled(kernels, bias),
   };
@@ -110,30 +114,51 @@ function activationAfter(steps: readonly Step[], at: number): Activation {
 
 type Dims = [number, number, number];
 
-export class ConvChain {
-  /** Ping-pong buffers: each step reads one and writes the other. */
-  private readonly buffers: (FloatBlock | undefined)[] = [undefined, undefined];
-  /** Padded rows (the direct kernel) or columns (the product). */
-  private scratch: FloatBlock | undefined;
+/**
+ * Where the chains of one model work: ping-pong buffers (each step reads one and writes the
+ * other) and scratch (padded rows for the direct kernel, or columns for the product). The chains
+ * run one after another and hand on copies, so they share one set: the kernels' memory never
+ * shrinks, and four sets held 2.4 MB.
+ */
+export class ChainBuffers {
+  private readonly pair: (FloatBlock | undefined)[] = [undefined, undefined];
+  private spare: FloatBlock | undefined;
 
+  constructor(private readonly kernels: NnKernels) {}
+
+  /** Buffer `which` (0 or 1), at least `n` floats; grown by half again so a longer input rarely grows it twice. */
+  buffer(which: number, n: number): FloatBlock {
+    const block = this.pair[which];
+    if (block && block.length >= n) return block;
+    const bigger = this.kernels.block(Math.ceil(n * 1.5));
+    this.pair[which] = bigger;
+    return bigger;
+  }
+
+  scratch(n: number): FloatBlock {
+    if (!this.spare || this.spare.length < n) this.spare = this.kernels.block(Math.ceil(n * 1.5));
+    return this.spare;
+  }
+}
+
+export class ConvChain {
   private constructor(
     private readonly kernels: NnKernels,
     private readonly steps: readonly Step[],
+    private readonly buffers: ChainBuffers,
   ) {}
 
   /** From a stage as an ONNX model of its own; throws `OnnxModelError` when it holds what hark does not run. */
-  static fromOnnx(model: Uint8Array, kernels: NnKernels): ConvChain {
+  static fromOnnx(model: Uint8Array, kernels: NnKernels, buffers = new ChainBuffers(kernels)): ConvChain {
     const all = onnxConstants(model);
-    return new ConvChain(
-      kernels,
-      onnxGraph(model).nodes.map((node) => stepOf(node, all, kernels)),
-    );
+    const steps = onnxGraph(model).nodes.map((node) => stepOf(node, all, kernels));
+    return new ConvChain(kernels, steps, buffers);
   }
 
   run(input: Rows): Rows {
     let dims: Dims = [...input.dims];
     let current = 0;
-    let block = this.buffer(current, input.data.length);
+    let block = this.buffers.buffer(current, input.data.length);
     block.data.set(input.data);
     for (let s = 0; s < this.steps.length; s++) {
       const step = this.steps[s] as Step;
@@ -152,7 +177,7 @@ export class ConvChain {
         s += activation.steps;
       }
       current = next;
-      block = this.buffers[current] as FloatBlock;
+      block = this.buffers.buffer(current, 0);
     }
     return { data: block.data.slice(0, dims[0] * dims[1] * dims[2]), dims };
   }
@@ -162,11 +187,11 @@ export class ConvChain {
     const outRows = Math.max(0, inRows - step.height + 1);
     const paddedWidth = inWidth + step.left + step.right;
     const outWidth = paddedWidth - step.width + 1;
-    const out = this.buffer(into, step.outChannels * outRows * outWidth);
+    const out = this.buffers.buffer(into, step.outChannels * outRows * outWidth);
     if (outWidth >= DIRECT_MIN_WIDTH) {
       let source = input;
       if (step.left + step.right > 0) {
-        source = this.scratchOf(channels * inRows * paddedWidth);
+        source = this.buffers.scratch(channels * inRows * paddedWidth);
         this.kernels.padWidth(input, dims, step.left, step.right, source);
       }
       const { alpha, floor } = activation;
@@ -185,8 +210,9 @@ export class ConvChain {
       );
     } else {
       const positions = outRows * outWidth;
-      const columns = this.scratchOf(positions * step.span);
+      const columns = this.buffers.scratch(positions * step.span);
       this.kernels.im2col(input, dims, step.height, step.width, step.left, step.right, columns, step.span);
+      step.rows ??= rowsBlock(this.kernels, step.weights.data.slice(), step.perOutput);
       this.kernels.gemm(step.rows, columns, step.bias, out, step.outChannels, step.span, positions);
       if (activation.steps > 0) {
         this.kernels.leakyFloor(out, step.outChannels * positions, activation.alpha, activation.floor);
@@ -199,22 +225,8 @@ export class ConvChain {
     const [channels, inRows, inWidth] = dims;
     const outRows = Math.max(0, Math.floor((inRows - step.height) / step.rowStride) + 1);
     const outWidth = Math.floor((inWidth - step.width) / step.columnStride) + 1;
-    const out = this.buffer(into, channels * outRows * outWidth);
+    const out = this.buffers.buffer(into, channels * outRows * outWidth);
     this.kernels.maxPool(input, dims, step.height, step.width, step.rowStride, step.columnStride, out);
     return [channels, outRows, outWidth];
-  }
-
-  /** Buffer `which` (0 or 1), at least `n` floats; grown by half again so a longer input rarely grows it twice. */
-  private buffer(which: number, n: number): FloatBlock {
-    const block = this.buffers[which];
-    if (block && block.length >= n) return block;
-    const bigger = this.kernels.block(Math.ceil(n * 1.5));
-    this.buffers[which] = bigger;
-    return bigger;
-  }
-
-  private scratchOf(n: number): FloatBlock {
-    if (!this.scratch || this.scratch.length < n) this.scratch = this.kernels.block(Math.ceil(n * 1.5));
-    return this.scratch;
   }
 }

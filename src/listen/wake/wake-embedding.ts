@@ -14,7 +14,7 @@ import {
 import type { NnKernels } from '../nn-kernels.js';
 import { OnnxModelError } from '../onnx/onnx-constants.js';
 import { ProtobufError } from '../onnx/protobuf-wire.js';
-import { ConvChain } from './conv-chain.js';
+import { ChainBuffers, ConvChain } from './conv-chain.js';
 import { StagedStream, type RunnableStage } from './staged-stream.js';
 
 /** Windows the stages are checked on against the whole model: afresh, one step on, a batch, another phase. */
@@ -106,8 +106,9 @@ export class WakeEmbedding {
   static async onKernels(path: string, kernels: NnKernels): Promise<WakeEmbedding | undefined> {
     const stages = cutAtTimePools(await readFile(path));
     if (!stages) return undefined;
+    const buffers = new ChainBuffers(kernels);
     const runnable = stages.map((stage) => {
-      const chain = ConvChain.fromOnnx(stage.model, kernels);
+      const chain = ConvChain.fromOnnx(stage.model, kernels, buffers);
       return { ...stage, run: (input: Rows) => Promise.resolve(chain.run(input)) };
     });
     return new WakeEmbedding(undefined, [], runnable);
