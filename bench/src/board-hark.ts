@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CpuBudget } from './cpu-cap.js';
 
+/** The environment systemd/hark.service gives Node and glibc's malloc. */
+export const AS_THE_UNITS = { NODE_OPTIONS: '--max-semi-space-size=2', MALLOC_MMAP_THRESHOLD_: '131072' };
+
 /** One build of hark: a checkout with `dist` built. */
 export interface Build {
   name: string;
@@ -93,8 +96,8 @@ export class HarkProcess {
         XDG_STATE_HOME: join(home, 'state'),
         XDG_CACHE_HOME: join(home, 'cache'),
         HARK_CONFIG: join(home, 'config.yaml'),
-        NODE_OPTIONS: ['--max-semi-space-size=2', ...cap.nodeOptions()].join(' '),
-        MALLOC_MMAP_THRESHOLD_: '131072',
+        NODE_OPTIONS: [AS_THE_UNITS.NODE_OPTIONS, ...cap.nodeOptions()].join(' '),
+        MALLOC_MMAP_THRESHOLD_: AS_THE_UNITS.MALLOC_MMAP_THRESHOLD_,
         HARK_SERVICE_BASE_URL: service.url,
         HARK_API_KEY: service.apiKey,
         // The status page on any free port, so that runs side by side do not clash.

@@ -1,9 +1,11 @@
 /**
  * (d) The listening path's CPU split by stage: the real classes of one build (loaded from its
- * dist, so that the build before can be measured beside the build after), run in this process
- * over the audio the room run played, 512-sample frames one at a time as from a microphone, each
- * stage on its own: the echo canceller (hark's cancelEcho, nothing played), Silero VAD, the live
- * wake-word detector. Process CPU time (all threads, onnxruntime's too) over the audio's length.
+ * dist, so that the build before can be measured beside the build after), run in a process of
+ * their own on a worker thread, as hark's listening thread runs (the build's V8 settings and the
+ * units' environment, set before the thread starts), over the audio the room run played,
+ * 512-sample frames one at a time as from a microphone, each stage on its own: the echo canceller
+ * (hark's cancelEcho, nothing played), Silero VAD, the live wake-word detector. Process CPU time
+ * (all threads, onnxruntime's too) over the audio's length.
  *
  * Speech is measured twice: as the first speech a fresh hark hears (V8 and onnxruntime still
  * compiling and planning what speech runs: a cost paid once), and steady, as a daemon hears it
@@ -22,7 +24,7 @@ import type * as WakeModule from '../../dist/listen/wake/openwakeword.js';
 import type * as WakeSettingsModule from '../../dist/listen/wake/wake-settings.js';
 import type * as LoggerModule from '../../dist/system/logger.js';
 import type { Frame } from '../../dist/audio/frames.js';
-import type { Build } from './board-hark.js';
+import { AS_THE_UNITS, type Build } from './board-hark.js';
 import { room } from './board-audio.js';
 import { RATE } from './wake-audio.js';
 
@@ -151,6 +153,7 @@ export function stageSplitApart(build: Build, audio: StageAudio): Promise<StageS
     const child = fork(fileURLToPath(new URL('./board-stages-run.js', import.meta.url)), [build.root], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
+      env: { ...process.env, ...AS_THE_UNITS },
     });
     child.once('message', (m) => resolve(m as StageSplit));
     child.once('error', reject);
