@@ -390,7 +390,7 @@ static inline __attribute__((always_inline)) void conv_shaped(const float *padde
   }
 }
 
-/* The kernel shapes openWakeWord's embedding uses get their own copies, their loops unrolled by the compiler. */
+/* The kernel shapes openWakeWord's embedding uses get their own copies, with kh and kw known to the compiler. */
 EXPORT("hark_nn_conv")
 void hark_nn_conv(const float *padded, int channels, int rows, int paddedWidth, const float *weights, const float *bias,
                   int outChannels, int kh, int kw, float *out, float alpha, float floor) {

@@ -80,12 +80,12 @@ export function wavDurationMs(bytes: Uint8Array, totalBytes = bytes.length): num
   }
 }
 
-/** The samples of a 16-bit integer PCM mono WAV (hark's own format); anything else is refused with what it is. */
 /** 16-bit integer PCM, one channel: what hark's audio path takes as it is. */
 export function isPcm16Mono(info: WavInfo): boolean {
   return info.audioFormat === WAVE_FORMAT_PCM && info.bitsPerSample === 16 && info.channels === 1;
 }
 
+/** The samples of a 16-bit integer PCM mono WAV (hark's own format); anything else is refused with what it is. */
 export function readPcm16Mono(bytes: Uint8Array): { pcm: Buffer; sampleRateHz: number } {
   const info = readWavInfo(bytes);
   if (!isPcm16Mono(info)) {

@@ -1,4 +1,4 @@
-import { asString, integers, readFields, type WireField } from './protobuf-wire.js';
+import { asString, integers, ProtobufError, readFields, type WireField } from './protobuf-wire.js';
 
 /**
  * The float tensors an ONNX model holds, by name: its graph's initializers and the values of its
@@ -21,6 +21,11 @@ const FLOAT = 1;
 
 export class OnnxModelError extends Error {
   override readonly name = 'OnnxModelError';
+}
+
+/** A model hark's own code cannot read, or holds what it does not run: onnxruntime's to try. */
+export function notForHark(error: unknown): boolean {
+  return error instanceof OnnxModelError || error instanceof ProtobufError;
 }
 
 function floats(tensor: WireField[]): Float32Array {

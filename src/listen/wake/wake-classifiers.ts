@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type * as Ort from 'onnxruntime-node';
 import type { RowKernels } from '../nn-rows.js';
-import { OnnxModelError } from '../onnx/onnx-constants.js';
-import { ProtobufError } from '../onnx/protobuf-wire.js';
+import { notForHark } from '../onnx/onnx-constants.js';
 import { ClassifierNetwork } from './classifier-network.js';
 import { EMBEDDING_SIZE } from './wake-features.js';
 import { WakeModelsMissingError, type WakeModelFile } from './wake-models.js';
@@ -58,7 +57,7 @@ export async function loadClassifier(
   } catch (error) {
     // What hark does not run (another operator), or what it cannot read, goes to onnxruntime, which
     // says why a file is no model at all.
-    if (!(error instanceof OnnxModelError || error instanceof ProtobufError)) throw error;
+    if (!notForHark(error)) throw error;
     shape = await onnxruntimeShape(await loadOrt(), model, options);
   }
   const { outputName, inputDims, outputDims } = shape;

@@ -12,8 +12,7 @@ import {
   type Rows,
 } from './embedding-stream.js';
 import type { NnKernels } from '../nn-kernels.js';
-import { OnnxModelError } from '../onnx/onnx-constants.js';
-import { ProtobufError } from '../onnx/protobuf-wire.js';
+import { notForHark } from '../onnx/onnx-constants.js';
 import { ChainBuffers, ConvChain } from './conv-chain.js';
 import { StagedStream, type RunnableStage } from './staged-stream.js';
 
@@ -54,7 +53,7 @@ export class WakeEmbedding {
     options: Ort.InferenceSession.SessionOptions,
   ): Promise<WakeEmbedding> {
     const onKernels = await WakeEmbedding.onKernels(path, kernels).catch((error: unknown) => {
-      if (error instanceof OnnxModelError || error instanceof ProtobufError) return undefined;
+      if (notForHark(error)) return undefined;
       throw error;
     });
     return onKernels ?? (await WakeEmbedding.inOnnxruntime(await loadOrt(), path, options));
