@@ -1,9 +1,10 @@
-import { concatAll, from, map, of, pipe, type Observable, type OperatorFunction } from 'rxjs';
+import { map, pipe, type OperatorFunction } from 'rxjs';
 import { BEYOND_BANDS_DB, NO_ECHO_DBFS, type Frame } from '../audio/frames.js';
 import { dbfs, rms } from '../audio/pcm.js';
 import { EnergyVad } from '../listen/energy-vad.js';
 import type { ScoredFrame } from '../listen/speech-events.js';
 import type { Logger } from '../system/logger.js';
+import { inOrder } from './in-order.js';
 import type { Vad } from './ports.js';
 
 export interface ScoreVoiceOptions {
@@ -61,7 +62,7 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
         : Math.min(frame.echoLossDb, LOSS_CAP_DB) - ABOVE_RESIDUAL_DB;
     return level < frame.echoDbfs - belowDb;
   };
-  const score = (frame: Frame): Observable<ScoredFrame> => {
+  const score = (frame: Frame): ScoredFrame | Promise<ScoredFrame> => {
     try {
       // What is hark's own voice is silence to the model too: its state never learns hark's
       // voice, so the frames after an echo are not scored as the speech going on.
@@ -74,15 +75,15 @@ export function scoreVoice(vad: Vad, logger: Logger, options: ScoreVoiceOptions)
         probability: own ? 0 : probability,
         ...(echo ? { [echo]: true } : {}),
       });
-      if (typeof result === 'number') return of(scored(result));
-      return from(result.then(scored, (error: unknown) => fallback(frame, error)));
+      if (typeof result === 'number') return scored(result);
+      return result.then(scored, (error: unknown) => fallback(frame, error));
     } catch (error) {
-      return of(fallback(frame, error));
+      return fallback(frame, error);
     }
   };
   // Each frame is asked for as it arrives (Silero in the listening thread works through what
   // waits without a round trip per frame: a slow board catches up faster) and comes out in order.
-  return pipe(map(score), concatAll());
+  return pipe(map(score), inOrder());
 }
 
 /**

@@ -1,0 +1,62 @@
+import { Subject, lastValueFrom, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { inOrder } from '../../../src/pipeline/in-order.js';
+
+/** A promise and the means to settle it from the test. */
+function promised<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<T>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { promise, resolve, reject };
+}
+
+describe('inOrder: results in the order they were asked for', () => {
+  it('holds a result known early until every one asked for before it is known', async () => {
+    const asked = new Subject<number | Promise<number>>();
+    const seen: number[] = [];
+    const done = lastValueFrom(asked.pipe(inOrder(), toArray()));
+    asked.pipe(inOrder()).subscribe((value) => seen.push(value));
+    const first = promised<number>();
+    const second = promised<number>();
+    asked.next(1);
+    asked.next(first.promise);
+    asked.next(second.promise);
+    asked.next(4);
+    expect(seen).toEqual([1]);
+    second.resolve(3);
+    await second.promise;
+    expect(seen).toEqual([1]);
+    first.resolve(2);
+    await first.promise;
+    await Promise.resolve();
+    expect(seen).toEqual([1, 2, 3, 4]);
+    asked.complete();
+    expect(await done).toEqual([1, 2, 3, 4]);
+  });
+
+  it('ends only once the last promised result is out', async () => {
+    const asked = new Subject<number | Promise<number>>();
+    let ended = false;
+    const last = promised<number>();
+    const done = lastValueFrom(asked.pipe(inOrder(), toArray()));
+    asked.pipe(inOrder()).subscribe({ complete: () => (ended = true) });
+    asked.next(last.promise);
+    asked.complete();
+    expect(ended).toBe(false);
+    last.resolve(7);
+    expect(await done).toEqual([7]);
+    expect(ended).toBe(true);
+  });
+
+  it('fails with a promise that fails', async () => {
+    const asked = new Subject<number | Promise<number>>();
+    const broken = promised<number>();
+    const done = lastValueFrom(asked.pipe(inOrder(), toArray()));
+    asked.next(broken.promise);
+    broken.reject(new Error('the model is gone'));
+    await expect(done).rejects.toThrow('the model is gone');
+  });
+});
