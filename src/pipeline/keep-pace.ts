@@ -3,7 +3,9 @@ import {
   concat,
   defer,
   endWith,
+  filter,
   ignoreElements,
+  map,
   merge,
   mergeMap,
   of,
@@ -38,30 +40,32 @@ export function keepPace(
     let reportedAt = 0;
     let worst = 0;
     let droppedSoFar = 0;
-    const lags: Observable<PaceEvent> = frames.pipe(
-      mergeMap((frame): Observable<PaceEvent> => {
-        const at = now();
-        const speechLag = at - frame.capturedAt;
-        const wakeLag = wake?.backlogMs ?? 0;
-        const lagMs = Math.round(Math.max(speechLag, wakeLag));
-        const stage = wakeLag > speechLag ? 'wake word' : 'speech';
-        const behind = (): PaceEvent => ({ type: 'behind', lagMs, stage });
-        if (since === undefined) {
-          if (lagMs <= BEHIND_MS) return EMPTY;
-          since = reportedAt = at;
-          worst = lagMs;
-          return of(behind());
-        }
-        worst = Math.max(worst, lagMs);
-        if (lagMs < CAUGHT_UP_MS) {
-          const caughtUp: PaceEvent = { type: 'caught-up', behindMs: Math.round(at - since), worstLagMs: worst };
-          since = undefined;
-          return of(caughtUp);
-        }
-        if (at - reportedAt < REPEAT_MS) return EMPTY;
-        reportedAt = at;
-        return of(behind());
-      }),
+    // Once a frame: a plain map, no inner subscription per frame (see inOrder).
+    const lag = (frame: ScoredFrame): PaceEvent | undefined => {
+      const at = now();
+      const speechLag = at - frame.capturedAt;
+      const wakeLag = wake?.backlogMs ?? 0;
+      const lagMs = Math.round(Math.max(speechLag, wakeLag));
+      const stage = wakeLag > speechLag ? 'wake word' : 'speech';
+      if (since === undefined) {
+        if (lagMs <= BEHIND_MS) return undefined;
+        since = reportedAt = at;
+        worst = lagMs;
+        return { type: 'behind', lagMs, stage };
+      }
+      worst = Math.max(worst, lagMs);
+      if (lagMs < CAUGHT_UP_MS) {
+        const caughtUp: PaceEvent = { type: 'caught-up', behindMs: Math.round(at - since), worstLagMs: worst };
+        since = undefined;
+        return caughtUp;
+      }
+      if (at - reportedAt < REPEAT_MS) return undefined;
+      reportedAt = at;
+      return { type: 'behind', lagMs, stage };
+    };
+    const lags = frames.pipe(
+      map(lag),
+      filter((event) => event !== undefined),
     );
     // What was dropped is said at once, then summed over REPEAT_MS at a time (a detector that
     // drops does so step after step), and what is left unsaid when the frames end.
