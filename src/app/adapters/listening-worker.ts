@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { OpenWakeWord } from '../../listen/wake/openwakeword.js';
 import { SileroVad } from '../../listen/silero-vad.js';
 import { asError } from '../../system/as-error.js';
+import { ModelSteps } from './model-steps.js';
 import type { FromListening, ListeningSetup, ToListening } from './listening-messages.js';
 
 const setup = workerData as ListeningSetup;
@@ -56,40 +57,13 @@ const wake = vad.then(() =>
     : undefined,
 );
 
-// What is asked of each model, in order, once it has loaded. A step that throws fails that model
-// (the main thread carries on without it); the steps after it still run, so nothing waits forever.
-let vadTurn: Promise<unknown> = vad;
-let wakeTurn: Promise<unknown> = wake;
-let vadFailed = false;
-let wakeFailed = false;
-
-function fail(model: 'vad' | 'wake', error: unknown): void {
-  if (model === 'vad' ? vadFailed : wakeFailed) return;
-  if (model === 'vad') vadFailed = true;
-  else wakeFailed = true;
+const failed = (model: 'vad' | 'wake') => (error: unknown) =>
   send({ type: 'failed', model, message: asError(error).message });
-}
-
-function onVad(step: (silero: SileroVad) => unknown): void {
-  vadTurn = vadTurn
-    .then(async () => {
-      const silero = await vad;
-      if (silero && !vadFailed) await step(silero);
-    })
-    .catch((error: unknown) => fail('vad', error));
-}
-
-function onWake(step: (detector: OpenWakeWord) => unknown): void {
-  wakeTurn = wakeTurn
-    .then(async () => {
-      const detector = await wake;
-      if (detector && !wakeFailed) await step(detector);
-    })
-    .catch((error: unknown) => fail('wake', error));
-}
+const vadSteps = new ModelSteps(vad, failed('vad'));
+const wakeSteps = new ModelSteps(wake, failed('wake'));
 
 async function close(): Promise<void> {
-  await Promise.all([vadTurn, wakeTurn]);
+  await Promise.all([vadSteps.settled(), wakeSteps.settled()]);
   await Promise.all([(await vad)?.close(), (await wake)?.close()]);
   send({ type: 'closed' });
   port?.close();
@@ -99,23 +73,20 @@ port.on('message', (message: ToListening) => {
   switch (message.type) {
     case 'frame': {
       const { samples } = message;
-      if (message.vad) onVad(async (silero) => send({ type: 'probability', value: await silero.probability(samples) }));
-      if (message.wake) onWake((detector) => detector.push(samples));
+      if (message.vad)
+        vadSteps.run((silero) => silero.probability(samples).then((value) => send({ type: 'probability', value })));
+      if (message.wake) wakeSteps.run((detector) => detector.push(samples));
       return;
     }
     case 'vad-reset':
-      return onVad((silero) => silero.reset());
+      return vadSteps.run((silero) => silero.reset());
     case 'wake-reset':
-      return onWake((detector) => detector.reset());
+      return wakeSteps.run((detector) => detector.reset());
     case 'drain': {
       const { id } = message;
+      wakeSteps.run((detector) => detector.drain());
       // Answered even when the detector failed: the main thread waits for it.
-      wakeTurn = wakeTurn
-        .then(async () => {
-          if (!wakeFailed) await (await wake)?.drain();
-        })
-        .catch((error: unknown) => fail('wake', error))
-        .finally(() => send({ type: 'drained', id }));
+      void wakeSteps.settled().then(() => send({ type: 'drained', id }));
       return;
     }
     case 'close':
