@@ -1,4 +1,14 @@
-import { Observable, asyncScheduler, defer, from, map, mergeMap, range, type SchedulerLike } from 'rxjs';
+import {
+  Observable,
+  asyncScheduler,
+  defer,
+  from,
+  map,
+  mergeMap,
+  range,
+  type SchedulerLike,
+  type Subscription,
+} from 'rxjs';
 import { decodeStream } from './decode-stream.js';
 import { decodeFileToPcm } from './ffmpeg.js';
 import { bytesFor } from './pcm.js';
@@ -55,13 +65,14 @@ function streamedSource(path: string, options: FileSourceOptions & { chunkMs: nu
   const chunkBytes = bytesFor(chunkMs, sampleRateHz);
   return new Observable<Buffer>((subscriber) => {
     const stop = new AbortController();
+    const until = waiter(scheduler, stop.signal);
     const play = async (): Promise<void> => {
       let startedAt: number | undefined;
       let sent = 0;
       let rest = Buffer.alloc(0);
       const send = async (chunk: Buffer): Promise<void> => {
         startedAt ??= scheduler.now();
-        await until(scheduler, startedAt + (sent + 1) * chunkMs, stop.signal);
+        await until(startedAt + (sent + 1) * chunkMs);
         if (stop.signal.aborted) return;
         subscriber.next(chunk);
         sent++;
@@ -88,19 +99,29 @@ function streamedSource(path: string, options: FileSourceOptions & { chunkMs: nu
   });
 }
 
-/** Resolves at `time` on the scheduler's clock, or when stopped; at once (no timer) when that has passed. */
-function until(scheduler: SchedulerLike, time: number, stop: AbortSignal): Promise<void> | void {
-  const wait = time - scheduler.now();
-  if (wait <= 0 || stop.aborted) return;
-  return new Promise((resolve) => {
-    const stopped = (): void => {
-      timer.unsubscribe();
-      resolve();
-    };
-    const timer = scheduler.schedule(() => {
-      stop.removeEventListener('abort', stopped);
-      resolve();
-    }, wait);
-    stop.addEventListener('abort', stopped, { once: true });
-  });
+/**
+ * Waits on the scheduler's clock: `until(time)` resolves then, or when stopped; at once (no timer)
+ * when that has passed. One abort listener for all the waits of a file, not one a chunk.
+ */
+function waiter(scheduler: SchedulerLike, stop: AbortSignal): (time: number) => Promise<void> | void {
+  let waiting: { timer: Subscription; resolve: () => void } | undefined;
+  stop.addEventListener(
+    'abort',
+    () => {
+      waiting?.timer.unsubscribe();
+      waiting?.resolve();
+    },
+    { once: true },
+  );
+  return (time) => {
+    const wait = time - scheduler.now();
+    if (wait <= 0 || stop.aborted) return;
+    return new Promise((resolve) => {
+      const timer = scheduler.schedule(() => {
+        waiting = undefined;
+        resolve();
+      }, wait);
+      waiting = { timer, resolve };
+    });
+  };
 }
