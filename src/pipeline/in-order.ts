@@ -1,36 +1,51 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 
+/** One result asked for: known (a value or a failure) or still promised. */
+interface Slot<T> {
+  settled: boolean;
+  value?: T;
+  failure?: { error: unknown };
+}
+
 /**
  * Results, some known at once and some promised → the values in the order they were asked for,
- * each as soon as it and all before it are known. What `concatMap(from)` does, without an inner
- * subscription per item: this runs once a frame on the listening path, where a small board has
- * little to spare.
+ * each as soon as it and all before it are known; a promise that fails ends the stream once the
+ * values before it are out. What `concatMap(from)` does, without an inner subscription per item:
+ * this runs once a frame on the listening path, where a small board has little to spare.
  */
 export function inOrder<T>(): OperatorFunction<T | Promise<T>, T> {
   return (source) =>
     new Observable<T>((subscriber) => {
-      const waiting: { known: boolean; value?: T }[] = [];
+      const waiting: Slot<T>[] = [];
       let ended = false;
       const flush = (): void => {
-        while (waiting[0]?.known) subscriber.next(waiting.shift()?.value as T);
+        while (waiting[0]?.settled) {
+          const slot = waiting.shift() as Slot<T>;
+          if (slot.failure) return subscriber.error(slot.failure.error);
+          subscriber.next(slot.value as T);
+        }
         if (ended && waiting.length === 0) subscriber.complete();
       };
-      return source.subscribe({
+      const subscription = source.subscribe({
         next: (result) => {
           if (!(result instanceof Promise)) {
             if (waiting.length === 0) subscriber.next(result);
-            else waiting.push({ known: true, value: result });
+            else waiting.push({ settled: true, value: result });
             return;
           }
-          const slot: { known: boolean; value?: T } = { known: false };
+          const slot: Slot<T> = { settled: false };
           waiting.push(slot);
           result.then(
             (value) => {
-              slot.known = true;
               slot.value = value;
+              slot.settled = true;
               flush();
             },
-            (error: unknown) => subscriber.error(error),
+            (error: unknown) => {
+              slot.failure = { error };
+              slot.settled = true;
+              flush();
+            },
           );
         },
         error: (error: unknown) => subscriber.error(error),
@@ -39,5 +54,10 @@ export function inOrder<T>(): OperatorFunction<T | Promise<T>, T> {
           flush();
         },
       });
+      return () => {
+        subscription.unsubscribe();
+        // What waits behind a promise still pending is let go now, not when that promise settles.
+        waiting.length = 0;
+      };
     });
 }

@@ -51,12 +51,35 @@ describe('inOrder: results in the order they were asked for', () => {
     expect(ended).toBe(true);
   });
 
-  it('fails with a promise that fails', async () => {
+  it('fails with a promise that fails, once the values asked for before it are out', async () => {
     const asked = new Subject<number | Promise<number>>();
+    const slow = promised<number>();
     const broken = promised<number>();
+    const seen: number[] = [];
     const done = lastValueFrom(asked.pipe(inOrder(), toArray()));
+    asked.pipe(inOrder()).subscribe({ next: (value) => seen.push(value), error: () => undefined });
+    asked.next(slow.promise);
     asked.next(broken.promise);
     broken.reject(new Error('the model is gone'));
+    await broken.promise.catch(() => undefined);
+    expect(seen).toEqual([]);
+    slow.resolve(1);
     await expect(done).rejects.toThrow('the model is gone');
+    expect(seen).toEqual([1]);
+  });
+
+  it('emits nothing once unsubscribed, and lets go of its source', async () => {
+    const asked = new Subject<number | Promise<number>>();
+    const pending = promised<number>();
+    const seen: number[] = [];
+    const subscription = asked.pipe(inOrder()).subscribe((value) => seen.push(value));
+    asked.next(pending.promise);
+    asked.next(2);
+    subscription.unsubscribe();
+    expect(asked.observed).toBe(false);
+    pending.resolve(1);
+    await pending.promise;
+    await Promise.resolve();
+    expect(seen).toEqual([]);
   });
 });
