@@ -1,8 +1,9 @@
 /**
  * What is asked of one model in the listening thread, in order, once it has loaded. A step runs
- * at once while none before it waits (once a frame, most of the time: no promise made for a step
- * that returns none), else after the one before it. A step that throws or rejects fails the model:
- * `failed` is told once, and the steps after it do not run on the model, so nothing waits forever.
+ * at once while none before it waits (the wake word's frames, most of the time: nothing chained
+ * for a step that returns no promise), else after the one before it. A step that throws or
+ * rejects fails the model: `onFailure` is told once, and the steps after it do not run on the
+ * model, so nothing waits forever.
  */
 export class ModelSteps<M> {
   private model: M | undefined;

@@ -41,7 +41,7 @@ describe('ModelSteps: what the listening thread asks of a model, in order', () =
     expect(model.heard).toEqual(['now', 'slow', 'after']);
   });
 
-  it('fails the model once on a step that throws or rejects; the steps after it skip the model but settle', async () => {
+  it('fails the model once on a step that throws; the steps after it skip the model but settle', async () => {
     const model = new Model();
     const failures: string[] = [];
     const steps = new ModelSteps(Promise.resolve(model), (error) => failures.push((error as Error).message));
@@ -52,6 +52,29 @@ describe('ModelSteps: what the listening thread asks of a model, in order', () =
     await steps.settled();
     expect(model.heard).toEqual(['first']);
     expect(failures).toEqual(['cannot hear that']);
+  });
+
+  it('fails the model on a step that rejects, and runs nothing on it after', async () => {
+    const model = new Model();
+    const failures: string[] = [];
+    const steps = new ModelSteps(Promise.resolve(model), (error) => failures.push((error as Error).message));
+    await steps.settled();
+    steps.run(() => Promise.reject(new Error('lost the session')));
+    steps.run((m) => m.hear('never'));
+    await steps.settled();
+    expect(model.heard).toEqual([]);
+    expect(failures).toEqual(['lost the session']);
+  });
+
+  it('settles what was asked so far without waiting for what is asked after (a drain)', async () => {
+    const model = new Model();
+    const steps = new ModelSteps(Promise.resolve(model), () => undefined);
+    steps.run((m) => m.later('before the drain'));
+    const drained = steps.settled().then(() => [...model.heard]);
+    steps.run((m) => m.later('after the drain'));
+    expect(await drained).toEqual(['before the drain']);
+    await steps.settled();
+    expect(model.heard).toEqual(['before the drain', 'after the drain']);
   });
 
   it('runs nothing on a model that did not load, and still settles', async () => {
