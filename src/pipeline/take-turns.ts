@@ -61,6 +61,12 @@ export function takeTurns(
     const droppedReplies = new Map<number, number>();
     /** Utterances answered from their recording, whose transcript is no new query. */
     const heardFromRecording = new Set<number>();
+    /**
+     * Utterances whose held turn a transcript confirmed, which is no new query either, though
+     * confirming may have ended that turn (its reply was all in, or had failed) before the
+     * transcript reaches the turns below.
+     */
+    const confirmedGuesses = new Set<number>();
     const isConfirmationOfHeld = (transcript: Transcript): boolean =>
       running?.follows === true && running.utteranceId === transcript.utteranceId;
     const cut = (reason: Interruption, applies?: (turn: Running) => boolean): void => {
@@ -88,8 +94,10 @@ export function takeTurns(
       }
       if (verdict.type === 'ignored' && !verdict.transcript.tentative) dropGuessOf(verdict.transcript.utteranceId);
       if (verdict.type !== 'query' || verdict.query.transcript.tentative) return;
-      if (isConfirmationOfHeld(verdict.query.transcript)) confirm(verdict.query.transcript);
-      else if (!options.queue) cut('query');
+      if (isConfirmationOfHeld(verdict.query.transcript)) {
+        if (running?.start) confirmedGuesses.add(verdict.query.transcript.utteranceId);
+        confirm(verdict.query.transcript);
+      } else if (!options.queue) cut('query');
     };
     const onText = (heard: { utteranceId: number; text: string }): void => {
       if (heard.text === '') dropGuessOf(heard.utteranceId);
@@ -117,6 +125,7 @@ export function takeTurns(
       filter(({ query: { transcript } }) => {
         if (transcript.tentative) return running === undefined;
         if (heardFromRecording.delete(transcript.utteranceId)) return false;
+        if (confirmedGuesses.delete(transcript.utteranceId)) return false;
         return !isConfirmationOfHeld(transcript);
       }),
       concatMap(({ query }) =>

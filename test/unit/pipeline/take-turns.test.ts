@@ -152,6 +152,17 @@ describe('takeTurns', () => {
     });
   });
 
+  it('a guess whose reply has ended before the utterance is confirmed: the confirmation ends that turn and asks nothing again', () => {
+    testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      // The reply (or its failure) is all in by 3; confirmed at 5, the held turn sounds and ends then.
+      const replies = { one: cold('-a|') };
+      const { answer } = answering(replies);
+      const verdicts = hot('-g---c-------|', { g: query(1, 'one', { tentative: true }), c: query(1, 'one') });
+      expectObservable(heard(verdicts.pipe(takeTurns(answer, options())))).toBe('-----(ta)----|');
+      expectSubscriptions(replies.one.subscriptions).toBe('-^-!');
+    });
+  });
+
   it('a guess the user spoke past is dropped with its request; the turn for the whole utterance counts it as wasted', () => {
     const told = testScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const replies = { one: cold('-a-b|'), 'one more': cold('-x|') };
