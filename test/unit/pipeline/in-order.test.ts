@@ -1,17 +1,7 @@
 import { Subject, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { inOrder } from '../../../src/pipeline/in-order.js';
-
-/** A promise and the means to settle it from the test. */
-function promised<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: Error) => void;
-  const promise = new Promise<T>((yes, no) => {
-    resolve = yes;
-    reject = no;
-  });
-  return { promise, resolve, reject };
-}
+import { later } from '../../helpers/later.js';
 
 describe('inOrder: results in the order they were asked for', () => {
   it('holds a result known early until every one asked for before it is known', async () => {
@@ -19,8 +9,8 @@ describe('inOrder: results in the order they were asked for', () => {
     const seen: number[] = [];
     const done = lastValueFrom(asked.pipe(inOrder(), toArray()));
     asked.pipe(inOrder()).subscribe((value) => seen.push(value));
-    const first = promised<number>();
-    const second = promised<number>();
+    const first = later<number>();
+    const second = later<number>();
     asked.next(1);
     asked.next(first.promise);
     asked.next(second.promise);
@@ -40,7 +30,7 @@ describe('inOrder: results in the order they were asked for', () => {
   it('ends only once the last promised result is out', async () => {
     const asked = new Subject<number | Promise<number>>();
     let ended = false;
-    const last = promised<number>();
+    const last = later<number>();
     const done = lastValueFrom(asked.pipe(inOrder(), toArray()));
     asked.pipe(inOrder()).subscribe({ complete: () => (ended = true) });
     asked.next(last.promise);
@@ -53,8 +43,8 @@ describe('inOrder: results in the order they were asked for', () => {
 
   it('fails with a promise that fails, once the values asked for before it are out', async () => {
     const asked = new Subject<number | Promise<number>>();
-    const slow = promised<number>();
-    const broken = promised<number>();
+    const slow = later<number>();
+    const broken = later<number>();
     const seen: number[] = [];
     const done = lastValueFrom(asked.pipe(inOrder(), toArray()));
     asked.pipe(inOrder()).subscribe({ next: (value) => seen.push(value), error: () => undefined });
@@ -70,7 +60,7 @@ describe('inOrder: results in the order they were asked for', () => {
 
   it('emits nothing once unsubscribed, and lets go of its source', async () => {
     const asked = new Subject<number | Promise<number>>();
-    const pending = promised<number>();
+    const pending = later<number>();
     const seen: number[] = [];
     const subscription = asked.pipe(inOrder()).subscribe((value) => seen.push(value));
     asked.next(pending.promise);

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { withinDeadline } from '../../../src/system/deadline.js';
-
-function later<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: Error) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: Error) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { later } from '../../helpers/later.js';
 
 describe('withinDeadline', () => {
   it('gives what the work delivers in time; the deadline passing afterwards changes nothing', async () => {
