@@ -18,6 +18,8 @@ export type ToListening =
   | { type: 'vad-reset' }
   | { type: 'wake-reset' }
   | { type: 'drain'; id: number }
+  /** A full garbage collection in the thread (see collectGarbage). */
+  | { type: 'collect' }
   | { type: 'close' };
 
 /** From the listening thread. */

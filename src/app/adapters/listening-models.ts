@@ -34,6 +34,13 @@ export type WakeGate =
   | { engine: 'phrase'; phrases: string[] }
   | { engine: 'none' };
 
+export interface Listening {
+  vad: Vad;
+  wake: WakeGate;
+  /** A full garbage collection in the listening thread, if it runs. */
+  collectGarbage(): void;
+}
+
 export interface ListeningOptions {
   /** The wake-word models' directory, if not the package's (tests). */
   modelsDir?: string;
@@ -55,7 +62,7 @@ export function startListening(
   config: Pick<HarkConfig, 'vad' | 'wake' | 'listen'>,
   logger: Logger,
   options: ListeningOptions = {},
-): { vad: Vad; wake: WakeGate } {
+): Listening {
   const { live = true, deadline = new AbortController().signal } = options;
   const silero = config.vad.engine === 'silero';
   const phrases = wakePhrases(config);
@@ -81,8 +88,9 @@ export function startListening(
   const vad = thread?.vad
     ? new LoadingVad(vadOf(thread.vad, config.vad, logger, deadline), 'silero')
     : new EnergyVad(config.vad.energyGateDbfs);
-  if (config.wake.engine === 'none') return { vad, wake: { engine: 'none' } };
-  if (!thread?.wake || !files) return { vad, wake: { engine: 'phrase', phrases } };
+  const collectGarbage = (): void => thread?.collectGarbage();
+  if (config.wake.engine === 'none') return { vad, wake: { engine: 'none' }, collectGarbage };
+  if (!thread?.wake || !files) return { vad, wake: { engine: 'phrase', phrases }, collectGarbage };
   const classifiers = files.classifiers;
   const loading = withinDeadline(thread.wake, deadline, (late) => late.close()).then((loaded) => {
     logReady(logger, loaded, classifiers, config.wake.threshold);
@@ -90,7 +98,7 @@ export function startListening(
   });
   const detector = new LoadingWakeWord(loading);
   void detector.loaded.then(() => detector.loadError && fallBack(logger, detector.loadError, phrases));
-  return { vad, wake: { engine: 'openwakeword', detector, phrases } };
+  return { vad, wake: { engine: 'openwakeword', detector, phrases }, collectGarbage };
 }
 
 /** Silero from the thread once it has loaded; if it cannot (in time), the energy VAD, and the log says why. */

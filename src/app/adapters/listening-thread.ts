@@ -73,6 +73,11 @@ export class ListeningThread {
     await this.ended;
   }
 
+  /** A full garbage collection in the thread, between what it was sent before and after. */
+  collectGarbage(): void {
+    if (this.open > 0) this.send({ type: 'collect' });
+  }
+
   private send(message: ToListening, transfer: ArrayBuffer[] = []): void {
     this.worker.postMessage(message, transfer);
   }

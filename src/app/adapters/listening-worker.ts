@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { OpenWakeWord } from '../../listen/wake/openwakeword.js';
 import { SileroVad } from '../../listen/silero-vad.js';
 import { asError } from '../../system/as-error.js';
+import { collectGarbage } from '../../system/collect-garbage.js';
 import { ModelSteps } from './model-steps.js';
 import type { FromListening, ListeningSetup, ToListening } from './listening-messages.js';
 
@@ -89,6 +90,8 @@ port.on('message', (message: ToListening) => {
       void wakeSteps.settled().then(() => send({ type: 'drained', id }));
       return;
     }
+    case 'collect':
+      return collectGarbage();
     case 'close':
       void close();
       return;

@@ -11,12 +11,14 @@ import type { HarkConfig } from '../../config/schema.js';
 import type { VoiceReference } from '../../contract/wire.js';
 import { VAD_SAMPLE_RATE_HZ } from '../../listen/vad.js';
 import { assistant } from '../../pipeline/assistant.js';
+import { betweenTurns } from '../../pipeline/between-turns.js';
 import type { AssistantEvent } from '../../pipeline/events.js';
 import type { Notice } from '../../pipeline/ports.js';
 import type { VolumeControl } from '../../tools/mixer.js';
 import type { TimerEntry } from '../../tools/timer-book.js';
 import type { Service } from '../../service/index.js';
 import { afterIo } from '../../system/after-io.js';
+import { collectGarbage } from '../../system/collect-garbage.js';
 import { deadlineIn } from '../../system/deadline.js';
 import type { Logger } from '../../system/logger.js';
 import { Parts } from '../../system/parts.js';
@@ -27,6 +29,9 @@ import { logEchoAtBargeIn, setUpEcho, watchEcho } from '../adapters/echo.js';
 import { warmUp } from './warm-up.js';
 import { servicePorts } from '../adapters/service-ports.js';
 import { startTools, volumeControlFor, type ToolsOptions } from '../tools/tools.js';
+
+/** How long after a turn hark frees what it left: once the turn's streams have closed. */
+const COLLECT_AFTER_TURN_MS = 1000;
 
 export interface VoiceLoopOptions {
   /** Listen to this file instead of the microphone. */
@@ -134,15 +139,16 @@ export async function startVoiceLoop(
   // start-up does not wait for them. The text stages warm up meanwhile, and MCP servers
   // connect (each waits at most 10 s; one that does not answer joins later).
   const deadline = deadlineIn(MODELS_LOAD_LIMIT_MS, `not loaded within ${MODELS_LOAD_LIMIT_MS / 1000} s`);
-  const { vad, wake } = await parts.start('listening', () => {
+  const models = await parts.start('listening', () => {
     const listening = startListening(config, logger, { live: !options.fast, deadline });
     const { vad, wake } = listening;
     const stop = async () => {
       if (wake.engine === 'openwakeword') await wake.detector.close();
       await vad.close();
     };
-    return { vad, wake, stop };
+    return { ...listening, stop };
   });
+  const { vad, wake } = models;
   // Should hark not start, or the loop fail, an output file is not written (one already there stays).
   let failed = true;
   const undo = async (error: unknown): Promise<never> => {
@@ -213,6 +219,13 @@ export async function startVoiceLoop(
   const done = new Promise<void>((resolve, reject) => {
     events.subscribe({ complete: resolve, error: reject });
   });
+  // What a turn left is freed between turns, in both threads, not held until V8 next collects.
+  const collecting = events.pipe(betweenTurns(COLLECT_AFTER_TURN_MS)).subscribe(() => {
+    collectGarbage();
+    models.collectGarbage();
+  });
+  const stopCollecting = (): void => collecting.unsubscribe();
+  done.then(stopCollecting, stopCollecting);
   await tools?.loadTimers();
   // Every caller waits for the one stop to finish: the player's file is complete only after its close.
   const stop = (): Promise<void> =>

@@ -48,6 +48,22 @@ describe('the VAD: listening before the model has loaded in the listening thread
     expect(Math.max(...scores)).toBeGreaterThan(0.5);
   });
 
+  it('a garbage collection in the listening thread between frames leaves their scores as they were', async () => {
+    const heard = await frames();
+    const base = defaultConfig();
+    const listening = startListening({ ...base, wake: { ...base.wake, engine: 'none' } }, createMemoryLogger());
+    const scores: number[] = [];
+    for (const [i, frame] of heard.entries()) {
+      if (i % 10 === 5) listening.collectGarbage();
+      scores.push(await listening.vad.probability(frame));
+    }
+    const loaded = await SileroVad.load(sileroGate(base.vad));
+    const alone: number[] = [];
+    for (const frame of heard) alone.push(await loaded.probability(frame));
+    await Promise.all([listening.vad.close(), loaded.close()]);
+    expect(scores).toEqual(alone);
+  });
+
   it('when the model cannot load, the energy VAD scores what was heard, and the log says why', async () => {
     const logger = createMemoryLogger();
     const loading = startVad(defaultConfig().vad, logger, { sileroPath: '/nonexistent/silero.onnx' });
