@@ -86,6 +86,18 @@ export class ClassifierNetwork {
       }
     };
     prepare(graph);
+    // The dense layers' weights are on the kernels now: only what other nodes read stays here.
+    const read = new Set<string>();
+    const note = (g: OnnxGraph): void => {
+      for (const node of g.nodes) {
+        (dense.has(node) ? node.inputs.slice(0, 1) : node.inputs).forEach((name) => read.add(name));
+        node.outputs.forEach((name) => read.add(name));
+        node.graphs.forEach(note);
+      }
+      g.outputs.forEach(({ name }) => read.add(name));
+    };
+    note(graph);
+    for (const name of constants.keys()) if (!read.has(name)) constants.delete(name);
     return new ClassifierNetwork(kernels, dense, graph, constants, input.name, input.dims, output.name, output.dims);
   }
 
@@ -107,7 +119,9 @@ export class ClassifierNetwork {
   private evaluate(graph: OnnxGraph, outer: Map<string, Tensor>): Tensor[] {
     const values = new Map(outer);
     for (const node of graph.nodes) {
-      const inputs = node.inputs.map((name) => (name === '' ? undefined : this.value(values, name)));
+      // A dense layer reads its weights and bias on the kernels.
+      const names = this.dense.has(node) ? node.inputs.slice(0, 1) : node.inputs;
+      const inputs = names.map((name) => (name === '' ? undefined : this.value(values, name)));
       const results = this.apply(node, inputs, values);
       node.outputs.forEach((name, i) => {
         const result = results[i];
@@ -115,6 +129,20 @@ export class ClassifierNetwork {
       });
     }
     return graph.outputs.map(({ name }) => this.value(values, name));
+  }
+
+  /** A dense layer on each row of `input` ([rows, width]), on the kernels. */
+  private denseRows(product: RowProduct, input: Tensor): Tensor {
+    const [count, width] = input.dims as [number, number];
+    if (input.dims.length !== 2 || rowWidth(width) !== product.width)
+      throw new OnnxModelError(`a dense layer of ${product.width} inputs on ${input.dims.join('×')}`);
+    const data = new Float32Array(count * product.rows);
+    for (let r = 0; r < count; r++) {
+      product.x.data.set(input.data.subarray(r * width, (r + 1) * width));
+      this.kernels.rows(product);
+      data.set(product.out.data.subarray(0, product.rows), r * product.rows);
+    }
+    return { data, dims: [count, product.rows] };
   }
 
   private apply(node: OnnxNode, inputs: (Tensor | undefined)[], values: Map<string, Tensor>): Tensor[] {
@@ -141,11 +169,7 @@ export class ClassifierNetwork {
       }
       case 'Gemm': {
         const product = this.dense.get(node);
-        if (product && first().dims.length === 2 && first().dims[0] === 1) {
-          product.x.data.set(first().data);
-          this.kernels.rows(product);
-          return [{ data: product.out.data.slice(0, product.rows), dims: [1, product.rows] }];
-        }
+        if (product) return [this.denseRows(product, first())];
         if (!b) throw new OnnxModelError('Gemm without its weights');
         return [gemm(node, first(), b, c)];
       }

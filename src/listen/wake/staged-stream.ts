@@ -10,8 +10,8 @@ import {
   type Rows,
 } from './embedding-stream.js';
 
-/** A stage of the embedding model, ready to run. */
-export interface RunnableStage extends EmbeddingStage {
+/** A stage of the embedding model, ready to run (its model's bytes no longer needed). */
+export interface RunnableStage extends Omit<EmbeddingStage, 'model'> {
   run(input: Rows): Promise<Rows>;
 }
 

@@ -91,9 +91,9 @@ export class WakeEmbedding {
       await Promise.all(sessions.map((s) => s.release()));
       throw error;
     }
-    const runnable = stages.map((stage, i) => {
+    const runnable = stages.map(({ context, shrink }, i) => {
       const session = sessions[i] as Ort.InferenceSession;
-      return { ...stage, run: (input: Rows) => runSession(ort, session, input) };
+      return { context, shrink, run: (input: Rows) => runSession(ort, session, input) };
     });
     return new WakeEmbedding(ort, sessions, runnable);
   }
@@ -106,9 +106,9 @@ export class WakeEmbedding {
     const stages = cutAtTimePools(await readFile(path));
     if (!stages) return undefined;
     const buffers = new ChainBuffers(kernels);
-    const runnable = stages.map((stage) => {
-      const chain = ConvChain.fromOnnx(stage.model, kernels, buffers);
-      return { ...stage, run: (input: Rows) => Promise.resolve(chain.run(input)) };
+    const runnable = stages.map(({ model, context, shrink }) => {
+      const chain = ConvChain.fromOnnx(model, kernels, buffers);
+      return { context, shrink, run: (input: Rows) => Promise.resolve(chain.run(input)) };
     });
     return new WakeEmbedding(undefined, [], runnable);
   }
