@@ -16,12 +16,17 @@ import { RATE } from './wake-audio.js';
 export interface MemoryRun {
   turns: number;
   memory?: Memory;
+  /** The highest VmRSS seen over the last turns (sampled, SAMPLE_MS apart), a collection between turns or not. */
+  highestMiB?: number;
   failure?: string;
 }
 
 /** After each question: hark's answer, then quiet. */
 const GAP_MS = 3000;
 const SCRIPTED = 3;
+/** The turns over which the highest resident memory is watched for, and how often it is read. */
+export const LAST_TURNS = 10;
+const SAMPLE_MS = 250;
 
 export async function memoryRun(build: Build, questions: Piece[], turns: number): Promise<MemoryRun> {
   const parts: { samples: Int16Array; atMs: number }[] = [];
@@ -50,15 +55,23 @@ export async function memoryRun(build: Build, questions: Piece[], turns: number)
     service: sim,
     args: ['--input', input, '--output', join(dir, 'output.wav'), '--web'],
   });
+  let highest = NaN;
+  const sampling = setInterval(() => {
+    if (hark.all('turn').length < turns - LAST_TURNS) return;
+    const now = hark.memory()?.residentMiB ?? NaN;
+    if (!(now <= highest)) highest = now;
+  }, SAMPLE_MS);
   try {
     const last = await hark.next(() => hark.all('turn').length >= turns, atMs + 120_000);
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const result: MemoryRun = { turns: hark.all('turn').length };
     const memory = hark.memory();
     if (memory) result.memory = memory;
+    if (Number.isFinite(highest)) result.highestMiB = highest;
     if (!last) result.failure = `${result.turns} of ${turns} turns: ${hark.tail()}`;
     return result;
   } finally {
+    clearInterval(sampling);
     await hark.stop();
     await cap.remove();
     sim.close();

@@ -1,6 +1,6 @@
 /** The small-board bench's table (each figure beside its target, the baseline beside it) and JSON. */
 import type { Build } from './board-hark.js';
-import type { MemoryRun } from './board-memory.js';
+import { LAST_TURNS, type MemoryRun } from './board-memory.js';
 import { PAUSED_BEFORE, type RoomRun } from './board-room.js';
 import { stageRows } from './board-stage-rows.js';
 import type { StageSplit } from './board-stages.js';
@@ -226,6 +226,13 @@ function memoryRows(rows: string[][], mine: BuildResult, base: BuildResult | und
     `<= 100 MiB ${met(steady <= TARGETS.steadyMiB)}`,
     cell(mine, 'residentMiB'),
     ...change('residentMiB'),
+  ]);
+  const highest = (r: BuildResult) => `${round(r.memory.highestMiB ?? NaN, 1)} MiB`;
+  rows.push([
+    `  highest VmRSS over the last ${LAST_TURNS} turns`,
+    '',
+    highest(mine),
+    ...(base ? [highest(base), signed((mine.memory.highestMiB ?? NaN) - (base.memory.highestMiB ?? NaN), ' MiB')] : []),
   ]);
   rows.push([
     '  peak (VmHWM)',
