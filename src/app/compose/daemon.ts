@@ -4,6 +4,7 @@ import type { HarkConfig } from '../../config/schema.js';
 import type { Service } from '../../service/index.js';
 import type { LogTail } from '../../system/log-tail.js';
 import type { Logger } from '../../system/logger.js';
+import { compileSettled } from '../../system/compile-settled.js';
 import { Parts, type Part } from '../../system/parts.js';
 import { SystemdNotifier } from '../../system/sd-notify.js';
 import { wakePhrases } from '../../listen/wake/wake-settings.js';
@@ -41,9 +42,10 @@ export interface DaemonOptions extends Omit<VoiceLoopOptions, 'reference' | 'met
 export async function runDaemon(context: DaemonContext, options: DaemonOptions): Promise<void> {
   const { config, service, logger } = context;
   // A connection for the first turn. undici parses HTTP in WebAssembly, and V8 compiles the
-  // parser again with its optimising compiler after the first response, holding 30 to 40 MB for
-  // a moment: now, before the models load, rather than at the first word heard, on top of them.
-  void service.transport.warm(1);
+  // parser again with its optimising compiler after the first response, holding about 25 MB for
+  // a moment: now, and over before the models load, rather than at the first word heard or on
+  // top of them (what hark's peak memory was made of).
+  const parserCompiled = compileSettled(service.transport.warm(1));
   // MQTT's password is read now, while the credentials are there.
   const home = await openHomePart(config, logger, options.tools?.stateDir);
   // The key and the page's token are in memory now; no child process (recorder, player, ffmpeg)
@@ -78,6 +80,7 @@ export async function runDaemon(context: DaemonContext, options: DaemonOptions):
   let unheard = 0;
   let heardTurns = 0;
   let unplayed: PlaybackError | undefined;
+  await parserCompiled;
   try {
     const page = serve
       ? await parts.start('page', () => startWebPage(config, { ...context, voice }, options.web === true))
