@@ -48,6 +48,12 @@ function denseProduct(node: OnnxNode, constants: Map<string, Weights>, kernels: 
   };
 }
 
+/** A graph and those its nodes hold (an `If`'s branches), depth first. */
+function* graphsIn(graph: OnnxGraph): Generator<OnnxGraph> {
+  yield graph;
+  for (const node of graph.nodes) for (const inner of node.graphs.values()) yield* graphsIn(inner);
+}
+
 export class ClassifierNetwork {
   private constructor(
     private readonly kernels: RowKernels,
@@ -66,37 +72,27 @@ export class ClassifierNetwork {
   /** From the bytes of an openWakeWord classifier; `OnnxModelError` when it holds what hark does not run. */
   static fromOnnx(model: Uint8Array, kernels: RowKernels): ClassifierNetwork {
     const graph = onnxGraph(model);
-    const check = (g: OnnxGraph): void => {
-      for (const node of g.nodes) {
-        if (!SUPPORTED.has(node.op)) throw new OnnxModelError(`an operator hark does not run: ${node.op}`);
-        node.graphs.forEach(check);
-      }
-    };
-    check(graph);
+    const graphs = [...graphsIn(graph)];
+    for (const node of graphs.flatMap((g) => g.nodes))
+      if (!SUPPORTED.has(node.op)) throw new OnnxModelError(`an operator hark does not run: ${node.op}`);
     const input = graph.inputs[0];
     const output = graph.outputs[0];
     if (graph.inputs.length !== 1 || !input || !output) throw new OnnxModelError('not one input and an output');
     const constants = onnxConstants(model);
     const dense = new Map<OnnxNode, RowProduct>();
-    const prepare = (g: OnnxGraph): void => {
-      for (const node of g.nodes) {
-        const product = node.op === 'Gemm' ? denseProduct(node, constants, kernels) : undefined;
-        if (product) dense.set(node, product);
-        node.graphs.forEach(prepare);
-      }
-    };
-    prepare(graph);
+    for (const node of graphs.flatMap((g) => g.nodes)) {
+      const product = node.op === 'Gemm' ? denseProduct(node, constants, kernels) : undefined;
+      if (product) dense.set(node, product);
+    }
     // The dense layers' weights are on the kernels now: only what other nodes read stays here.
     const read = new Set<string>();
-    const note = (g: OnnxGraph): void => {
+    for (const g of graphs) {
       for (const node of g.nodes) {
         (dense.has(node) ? node.inputs.slice(0, 1) : node.inputs).forEach((name) => read.add(name));
         node.outputs.forEach((name) => read.add(name));
-        node.graphs.forEach(note);
       }
       g.outputs.forEach(({ name }) => read.add(name));
-    };
-    note(graph);
+    }
     for (const name of constants.keys()) if (!read.has(name)) constants.delete(name);
     return new ClassifierNetwork(kernels, dense, graph, constants, input.name, input.dims, output.name, output.dims);
   }
