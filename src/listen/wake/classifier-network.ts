@@ -73,14 +73,15 @@ export class ClassifierNetwork {
   static fromOnnx(model: Uint8Array, kernels: RowKernels): ClassifierNetwork {
     const graph = onnxGraph(model);
     const graphs = [...graphsIn(graph)];
-    for (const node of graphs.flatMap((g) => g.nodes))
+    const nodes = graphs.flatMap((g) => g.nodes);
+    for (const node of nodes)
       if (!SUPPORTED.has(node.op)) throw new OnnxModelError(`an operator hark does not run: ${node.op}`);
     const input = graph.inputs[0];
     const output = graph.outputs[0];
     if (graph.inputs.length !== 1 || !input || !output) throw new OnnxModelError('not one input and an output');
     const constants = onnxConstants(model);
     const dense = new Map<OnnxNode, RowProduct>();
-    for (const node of graphs.flatMap((g) => g.nodes)) {
+    for (const node of nodes) {
       const product = node.op === 'Gemm' ? denseProduct(node, constants, kernels) : undefined;
       if (product) dense.set(node, product);
     }
