@@ -91,7 +91,9 @@ export class EchoReference {
       this.latestReadMs = startMs;
       this.prune(startMs - this.options.historyMs);
     }
-    return Int16Array.from(out, (v) => Math.max(-32768, Math.min(32767, Math.round(v))));
+    const pcm = new Int16Array(samples);
+    for (let k = 0; k < samples; k++) pcm[k] = Math.max(-32768, Math.min(32767, Math.round(out[k] as number)));
+    return pcm;
   }
 
   private prune(beforeMs: number): void {
@@ -138,15 +140,28 @@ function append(run: Run, pcm: Int16Array): void {
   run.length += pcm.length;
 }
 
-/** The run's signal at fractional position `x` (in samples of `run.samples`). */
+/**
+ * The run's signal at fractional position `x` (in samples of `run.samples`). The kernel is read
+ * at distances |x - i| rounded to its steps: for the taps at and before `x` that is the rounding
+ * of the fraction plus whole samples, for those after it whole samples less it, so each side
+ * walks the table in strides of STEPS (this runs for every sample read, twice a frame).
+ */
 function interpolate(run: Run, x: number, kernel: Float64Array): number {
   const base = Math.floor(x);
+  const fraction = (x - base) * STEPS;
+  const { samples, length } = run;
   let sum = 0;
-  for (let i = base - TAPS + 1; i <= base + TAPS; i++) {
-    if (i < 0 || i >= run.length) continue;
-    const d = Math.abs(x - i);
-    if (d >= TAPS) continue;
-    sum += (run.samples[i] as number) * (kernel[Math.round(d * STEPS)] as number);
-  }
+  // At and before x: distances fraction, fraction + 1, ... (all below TAPS).
+  const before = Math.min(base, length - 1);
+  for (let i = before, at = Math.round(fraction) + (base - before) * STEPS; i > base - TAPS && i >= 0; i--, at += STEPS)
+    sum += (samples[i] as number) * (kernel[at] as number);
+  // After x: distances 1 - fraction, 2 - fraction, ...; a distance of TAPS (x on a sample) is the kernel's zero.
+  const after = Math.max(base + 1, 0);
+  for (
+    let i = after, at = (after - base) * STEPS + Math.round(-fraction);
+    i <= base + TAPS && i < length;
+    i++, at += STEPS
+  )
+    if (at < TAPS * STEPS) sum += (samples[i] as number) * (kernel[at] as number);
   return sum;
 }
