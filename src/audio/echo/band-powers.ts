@@ -31,19 +31,36 @@ export class BandPowers {
     this.scale = 2 / (frameSamples * this.window.reduce((sum, w) => sum + w * w, 0));
   }
 
-  /** The frame's mean power in each band: they sum to about its mean power (meanSquare) over 125 Hz to 8 kHz. */
-  of(samples: Int16Array): Float64Array {
+  /**
+   * Two frames' mean power in each band (each sums to about its frame's mean power, meanSquare,
+   * over 125 Hz to 8 kHz), from one transform: `a` in its real part and `b` (silence if none) in
+   * its imaginary part.
+   */
+  of(a: Int16Array, b?: Int16Array): [Float64Array, Float64Array] {
     const { re, im, window } = this;
-    for (let i = 0; i < re.length; i++) re[i] = (samples[i] ?? 0) * (window[i] as number);
-    im.fill(0);
-    this.fft.transform(re, im);
-    const out = new Float64Array(BAND_COUNT);
-    for (let b = 0; b < BAND_COUNT; b++) {
-      let sum = 0;
-      for (let k = this.edges[b] as number; k < (this.edges[b + 1] as number); k++)
-        sum += (re[k] as number) ** 2 + (im[k] as number) ** 2;
-      out[b] = sum * this.scale;
+    const size = re.length;
+    for (let i = 0; i < size; i++) {
+      re[i] = (a[i] ?? 0) * (window[i] as number);
+      im[i] = (b?.[i] ?? 0) * (window[i] as number);
     }
-    return out;
+    this.fft.transform(re, im);
+    const ofA = new Float64Array(BAND_COUNT);
+    const ofB = new Float64Array(BAND_COUNT);
+    for (let band = 0; band < BAND_COUNT; band++) {
+      let sumA = 0;
+      let sumB = 0;
+      for (let k = this.edges[band] as number; k < (this.edges[band + 1] as number); k++) {
+        // A[k] = (Z[k] + conj(Z[-k])) / 2 and B[k] = (Z[k] - conj(Z[-k])) / 2i, Z the transform of a + ib.
+        const zr = re[k] as number;
+        const zi = im[k] as number;
+        const nr = re[(size - k) % size] as number;
+        const ni = im[(size - k) % size] as number;
+        sumA += (zr + nr) ** 2 + (zi - ni) ** 2;
+        sumB += (zi + ni) ** 2 + (zr - nr) ** 2;
+      }
+      ofA[band] = (sumA / 4) * this.scale;
+      ofB[band] = (sumB / 4) * this.scale;
+    }
+    return [ofA, ofB];
   }
 }

@@ -175,13 +175,14 @@ export class AcousticEchoCanceller {
     this.stream = stream;
     const reference = this.reference.read(from, n);
     const filtered = this.speex.cancel(mic, reference);
+    const [micBands, referenceBands] = this.bands.of(mic, reference);
     this.verdict = this.trust.cancelled(
       meanSquare(mic),
       meanSquare(reference),
       meanSquare(filtered),
       this.speex.erleDb,
       this.estimator.coherence(),
-      { mic: this.bands.of(mic), reference: this.bands.of(reference) },
+      { mic: micBands, reference: referenceBands },
     );
     // Far louder than what was heard: the filter took out an echo that is not there (a paused
     // player dropped what it had buffered, so what the reference says played never sounded).
