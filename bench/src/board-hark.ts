@@ -83,6 +83,7 @@ export class HarkProcess {
     const home = mkdtempSync(join(tmpdir(), 'hark-board-'));
     writeFileSync(join(home, 'config.yaml'), '');
     const { command, args: wrapped } = cap.command(process.execPath, [
+      ...profiling(),
       join(build.root, 'dist', 'bin', 'hark.js'),
       'run',
       ...args,
@@ -163,4 +164,14 @@ export class HarkProcess {
 /** The log's ISO time of a line, ms since the epoch. */
 export function loggedAt(line: LogLine): number {
   return Date.parse(String(line.time));
+}
+
+/**
+ * HARK_BENCH_PROFILE=<dir>: a CPU profile of every hark, each of its threads in a file of its own
+ * (Node takes --cpu-prof on the command line only, not in NODE_OPTIONS). It costs CPU: the
+ * figures of a run with it are not the build's.
+ */
+function profiling(): string[] {
+  const dir = process.env.HARK_BENCH_PROFILE;
+  return dir ? ['--cpu-prof', '--cpu-prof-interval', '1000', `--cpu-prof-dir=${dir}`] : [];
 }
