@@ -53,8 +53,8 @@ export class BandPowers {
         // A[k] = (Z[k] + conj(Z[-k])) / 2 and B[k] = (Z[k] - conj(Z[-k])) / 2i, Z the transform of a + ib.
         const zr = re[k] as number;
         const zi = im[k] as number;
-        const nr = re[(size - k) % size] as number;
-        const ni = im[(size - k) % size] as number;
+        const nr = re[size - k] as number;
+        const ni = im[size - k] as number;
         sumA += (zr + nr) ** 2 + (zi - ni) ** 2;
         sumB += (zi + ni) ** 2 + (zr - nr) ** 2;
       }

@@ -108,10 +108,11 @@ describe('BandPath', () => {
 });
 
 describe('BandPowers', () => {
+  const tone = Int16Array.from({ length: FRAME }, (_, n) =>
+    Math.round(8000 * Math.sin((2 * Math.PI * 1000 * n) / RATE)),
+  );
+
   it("sums over its bands to the frame's mean power, and puts a tone in the band that holds it", () => {
-    const tone = Int16Array.from({ length: FRAME }, (_, n) =>
-      Math.round(8000 * Math.sin((2 * Math.PI * 1000 * n) / RATE)),
-    );
     const [powers] = bands.of(tone);
     const total = powers.reduce((sum, p) => sum + p, 0);
     expect(total / meanSquare(tone)).toBeCloseTo(1, 1);
@@ -121,9 +122,6 @@ describe('BandPowers', () => {
   });
 
   it('keeps two frames apart when both are measured in one transform', () => {
-    const tone = Int16Array.from({ length: FRAME }, (_, n) =>
-      Math.round(8000 * Math.sin((2 * Math.PI * 1000 * n) / RATE)),
-    );
     const noise = bandNoise(200, 1800, -20, 1, 3);
     const [toneBands, noiseBands] = bands.of(tone, noise);
     const [toneAlone] = bands.of(tone);
