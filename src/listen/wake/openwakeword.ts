@@ -1,5 +1,6 @@
 import type * as Ort from 'onnxruntime-node';
 import { readFile } from 'node:fs/promises';
+import { setImmediate } from 'node:timers/promises';
 import { Subject, type Observable } from 'rxjs';
 import { SampleQueue } from '../../audio/sample-queue.js';
 import { SpeexDenoiser } from '../../audio/speex-denoiser.js';
@@ -23,8 +24,9 @@ export interface OpenWakeWordOptions extends WakeDeciderConfig {
   /** Steps of 80 ms (default, as openWakeWord) or 40 ms (twice the CPU; near a wake word both score as finely). */
   stepMs?: 40 | 80;
   /**
-   * Most steps scored in one batch when audio has piled up (a file, a busy moment). Each
-   * batch's embedding run holds the event loop: keep it small for live audio.
+   * Most steps heard in one batch (default 128), the look-back at a sound's onset included: each
+   * batch holds the thread, which other work (Silero's frames) gets between batches. Keep it
+   * small for live audio.
    */
   maxBatchSteps?: number;
   /**
@@ -56,9 +58,9 @@ const DENOISE = { sampleRateHz: WAKE_SAMPLE_RATE_HZ, frameSamples: 160, suppress
 /**
  * openWakeWord on hark's kernels (onnxruntime-node for a model they do not run): the models are
  * loaded once, audio is buffered by `push` and scored by one loop, a batch of steps at a time
- * (`maxBatchSteps`), on the thread that pushes it. In quiet it only keeps the last two
- * seconds: at a sound it scores from them on (what the classifiers' windows reach back over),
- * so a wake word is scored as if every step had been.
+ * (`maxBatchSteps`, giving the thread back between batches), on the thread that pushes it. In
+ * quiet it only keeps the last two seconds: at a sound it scores from them on (what the
+ * classifiers' windows reach back over), so a wake word is scored as if every step had been.
  */
 export class OpenWakeWord {
   readonly models: readonly string[];
@@ -101,6 +103,8 @@ export class OpenWakeWord {
         stepSamples: this.stepSamples,
         lookCloserAt: options.lookCloserAt,
         everyStep: options.everyStep === true,
+        batchSteps: this.batchSteps,
+        giveWay: () => setImmediate(),
       },
       { scores: (s) => this.scores$.next(s), detection: (d) => this.detections$.next(d) },
     );
@@ -182,6 +186,10 @@ export class OpenWakeWord {
     this.backlog$.complete();
   }
 
+  private get batchSteps(): number {
+    return this.options.maxBatchSteps ?? 128;
+  }
+
   /** Whether the audio is denoised before it is scored (when the detector keeps up). */
   get denoising(): boolean {
     return this.denoiser !== undefined;
@@ -234,7 +242,7 @@ export class OpenWakeWord {
       while (!this.closed) {
         this.choosePace();
         const stepSamples = this.stepSamples;
-        const steps = Math.min(Math.floor(this.queue.length / stepSamples), this.options.maxBatchSteps ?? 128);
+        const steps = Math.min(Math.floor(this.queue.length / stepSamples), this.batchSteps);
         if (steps === 0) break;
         const startSample = this.queue.position;
         const raw = this.queue.take(steps * stepSamples);

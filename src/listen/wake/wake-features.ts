@@ -38,8 +38,6 @@ export function firstFrameBeforeEndMs(stepSamples: number): number {
 export interface StepFeatures {
   /** One embedding per step from `embedFrom` on, `EMBEDDING_SIZE` values each, oldest first. */
   embeddings: Float32Array;
-  /** The first steps heard: what came before is taken to sound like their start. */
-  fresh: boolean;
   /** The loudness of each mel frame (mean of its bins), `stepSamples / 160` per step. */
   loudness: Float32Array;
 }
@@ -129,7 +127,6 @@ export class WakeFeatures {
     const embedded = Math.max(0, steps - embedFrom);
     return {
       embeddings: embedded > 0 ? await this.stepWindows(steps, embedded) : new Float32Array(0),
-      fresh,
       loudness,
     };
   }

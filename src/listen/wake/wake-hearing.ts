@@ -39,6 +39,10 @@ export interface WakeHearingParts {
   lookCloserAt: number | undefined;
   /** Score every step, quiet or not. */
   everyStep: boolean;
+  /** Most steps heard between two `giveWay`s, the look-back at a sound's onset included. */
+  batchSteps: number;
+  /** Lets the thread's other work (Silero's frames) run before the next batch of steps is heard. */
+  giveWay: () => Promise<void>;
 }
 
 /**
@@ -121,7 +125,11 @@ export class WakeHearing {
     return (reach + historySteps(this.parts.classifiers, stepSamples) + SPOILED_STEPS) * stepSamples;
   }
 
-  /** Scores a run of steps with sound: a new stretch begins with the audio kept from just before it. */
+  /**
+   * Scores a run of steps with sound: a new stretch begins with the audio kept from just before
+   * it. At most `batchSteps` steps are heard at a time, giving way before each batch: at 7 % of
+   * a core the look-back alone (over 2 s of audio) held the thread for a second.
+   */
   private async score(
     run: Int16Array,
     startSample: number,
@@ -129,34 +137,41 @@ export class WakeHearing {
     begins: boolean,
     interrupted: () => boolean,
   ): Promise<void> {
-    const { melspectrogram, embedding, classifiers, denoiser, stepSamples } = this.parts;
+    const { melspectrogram, embedding, classifiers, denoiser, stepSamples, batchSteps } = this.parts;
     const work = PACE_WORK[pace];
     let segment = run;
     let heardOnly = 0;
     if (!this.scorer || begins) {
       const frames = Math.max(...classifiers.map((c) => c.frames));
       const features = new WakeFeatures(melspectrogram, embedding, stepSamples, frames);
-      const closer = this.parts.lookCloserAt ?? LOOK_CLOSER_AT;
-      this.scorer = new WakeScorer(features, classifiers, closer, work.between);
-      // The noise is taken out of a stretch heard in a noisy room; in a quiet one there is none to take out.
-      this.denoising = denoiser !== undefined && work.denoise && this.attention.floorDbfs >= NOISY_ROOM_DBFS;
       const kept = this.recent.length - (this.recent.length % stepSamples);
       const before = this.recent.last(Math.min(kept, this.lookBackSamples(stepSamples)));
       heardOnly = before.length / stepSamples;
+      const closer = this.parts.lookCloserAt ?? LOOK_CLOSER_AT;
+      this.scorer = new WakeScorer(features, classifiers, closer, work.between, this.parts.giveWay, heardOnly);
+      // The noise is taken out of a stretch heard in a noisy room; in a quiet one there is none to take out.
+      this.denoising = denoiser !== undefined && work.denoise && this.attention.floorDbfs >= NOISY_ROOM_DBFS;
       segment = new Int16Array(before.length + run.length);
       segment.set(before);
       segment.set(run, before.length);
     }
     this.recent.append(run);
+    const scorer = this.scorer;
     const denoise = this.denoising ? denoiser : undefined;
-    const input = denoise ? denoise.process(segment) : segment;
     const lagMs = denoise ? denoise.latencySamples * MS_PER_SAMPLE : 0;
     const firstSample = startSample - heardOnly * stepSamples;
-    this.calmWhileRefractory(this.scorer, firstSample * MS_PER_SAMPLE - lagMs);
-    const scored = await this.scorer.next(input, heardOnly, interrupted);
-    if (interrupted()) return;
-    scored.forEach((step, i) => this.decide(step, (firstSample + (i + 1) * stepSamples) * MS_PER_SAMPLE, lagMs));
-    this.calmWhileRefractory(this.scorer, (firstSample + scored.length * stepSamples) * MS_PER_SAMPLE - lagMs);
+    const batch = batchSteps * stepSamples;
+    this.calmWhileRefractory(scorer, firstSample * MS_PER_SAMPLE - lagMs);
+    for (let from = 0; from < segment.length; from += batch) {
+      await this.parts.giveWay();
+      if (interrupted()) return;
+      const samples = segment.subarray(from, from + batch);
+      const scored = await scorer.next(denoise ? denoise.process(samples) : samples, interrupted);
+      if (interrupted()) return;
+      const first = firstSample + from;
+      scored.forEach((step, i) => this.decide(step, (first + (i + 1) * stepSamples) * MS_PER_SAMPLE, lagMs));
+      this.calmWhileRefractory(scorer, (first + scored.length * stepSamples) * MS_PER_SAMPLE - lagMs);
+    }
   }
 
   /**

@@ -17,6 +17,8 @@ const WARMUP_SAMPLES = 5 * EMBEDDING_STRIDE_SAMPLES;
  * step's score is the highest of its own and theirs.
  */
 const CLOSER_MS = 480;
+/** Windows between steps computed at a time: all of a wake word's at once held a small board's thread for half a second. */
+const BETWEEN_BATCH = 4;
 
 /** How many of the last steps' embeddings the classifier that reads the most needs, at this step size. */
 export function historySteps(classifiers: readonly WakeClassifier[], stepSamples: number): number {
@@ -54,6 +56,8 @@ export class WakeScorer {
   private readonly warmupSteps: number;
   /** Steps given since the stretch began (heard only or scored). */
   private step = 0;
+  /** Whether an embedding has been computed yet: the first fills the history of those before the stretch. */
+  private embedded = false;
   private readonly labels: number;
 
   constructor(
@@ -63,6 +67,14 @@ export class WakeScorer {
     private readonly lookCloserAt: number,
     /** Which windows between steps: all (every 20 ms), halfway, or none. */
     between: PaceWork['between'],
+    /** Lets the thread's other work run between batches of windows (near a wake word, dozens at once). */
+    private readonly giveWay: () => Promise<void>,
+    /**
+     * The first steps of the stretch: the moments before a sound (quiet). Their features are kept
+     * for the windows of the steps after them, only those the classifiers will read get an
+     * embedding, and none is scored.
+     */
+    private readonly heardOnly = 0,
   ) {
     const stepSamples = features.stepSamples;
     this.stride = EMBEDDING_STRIDE_SAMPLES / stepSamples;
@@ -72,7 +84,7 @@ export class WakeScorer {
     this.warmupSteps = WARMUP_SAMPLES / stepSamples;
     this.closerSteps = Math.ceil((CLOSER_MS * WAKE_SAMPLE_RATE_HZ) / 1000 / stepSamples);
     this.labels = classifiers.reduce((sum, c) => sum + c.labels.length, 0);
-    const stepFrames = (stepSamples / WAKE_SAMPLE_RATE_HZ) * 100;
+    const stepFrames = (this.stepSamples / WAKE_SAMPLE_RATE_HZ) * 100;
     const all = Array.from({ length: stepFrames / FINE_FRAMES - 1 }, (_, i) => (i + 1) * FINE_FRAMES);
     this.offsets = between === 'all' ? all : between === 'halfway' ? [stepFrames / 2] : [];
   }
@@ -82,19 +94,20 @@ export class WakeScorer {
   }
 
   /**
-   * Scores `samples`, whole steps that follow those given before. The first `heardOnly` steps
-   * are the moments before a sound (quiet): their features are kept for the windows of the steps
-   * after them, only those the classifiers will read get an embedding, and none is scored.
-   * Stops early (fewer steps out) when `stop` says so between steps.
+   * Scores `samples`, whole steps that follow those given before (in as many calls as suit the
+   * caller: the stretch's steps score the same). Stops early (fewer steps out) when `stop` says
+   * so between steps.
    */
-  async next(samples: Int16Array, heardOnly: number, stop: () => boolean): Promise<ScoredStep[]> {
+  async next(samples: Int16Array, stop: () => boolean): Promise<ScoredStep[]> {
     const steps = samples.length / this.stepSamples;
+    const heardOnly = Math.max(0, this.heardOnly - this.step);
     const embedFrom = Math.max(0, heardOnly - this.historySteps + 1);
-    const { embeddings, fresh, loudness } = await this.features.steps(samples, embedFrom);
+    const { embeddings, loudness } = await this.features.steps(samples, embedFrom);
     const framesPerStep = loudness.length / steps;
-    if (fresh && embeddings.length > 0) {
+    if (!this.embedded && embeddings.length > 0) {
       for (let f = 0; f < this.historySteps; f++)
         this.history.set(embeddings.subarray(0, EMBEDDING_SIZE), f * EMBEDDING_SIZE);
+      this.embedded = true;
     }
     const out: ScoredStep[] = [];
     for (let s = 0; s < steps; s++) {
@@ -149,23 +162,26 @@ export class WakeScorer {
   /**
    * Every model's highest score on the streams of windows that end between `step` and the step
    * before, 80 ms apart before that; `stepsToNewest` is how many steps of the last batch follow
-   * it. Embeddings not computed yet are computed in one batch.
+   * it. Embeddings not computed yet are computed oldest first, a few at a time, giving way between.
    */
   private async scoresBetween(step: number, stepsToNewest: number): Promise<Float32Array> {
     const frames = this.classifierFrames;
     const key = (n: number, offset: number): string => `${n}:${offset}`;
-    const missing = this.offsets.flatMap((offset) =>
-      Array.from({ length: frames }, (_, i) => step - i * this.stride)
-        .filter((n) => !this.between.has(key(n, offset)))
-        .map((n) => ({ n, offset })),
-    );
-    if (missing.length > 0) {
-      const embeddings = await this.features.windowsBefore(
-        missing.map(({ n, offset }) => ({ stepsBefore: step - n + stepsToNewest, offsetFrames: offset })),
+    let batches = 0;
+    for (const offset of this.offsets) {
+      const missing = Array.from({ length: frames }, (_, i) => step - (frames - 1 - i) * this.stride).filter(
+        (n) => !this.between.has(key(n, offset)),
       );
-      missing.forEach(({ n, offset }, i) =>
-        this.between.set(key(n, offset), embeddings.subarray(i * EMBEDDING_SIZE, (i + 1) * EMBEDDING_SIZE)),
-      );
+      for (let from = 0; from < missing.length; from += BETWEEN_BATCH) {
+        if (batches++ > 0) await this.giveWay();
+        const batch = missing.slice(from, from + BETWEEN_BATCH);
+        const embeddings = await this.features.windowsBefore(
+          batch.map((n) => ({ stepsBefore: step - n + stepsToNewest, offsetFrames: offset })),
+        );
+        batch.forEach((n, i) =>
+          this.between.set(key(n, offset), embeddings.subarray(i * EMBEDDING_SIZE, (i + 1) * EMBEDDING_SIZE)),
+        );
+      }
     }
     for (const k of this.between.keys())
       if (Number(k.split(':')[0]) <= step - frames * this.stride) this.between.delete(k);

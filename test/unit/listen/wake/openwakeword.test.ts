@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ClassifierNetwork } from '../../../../src/listen/wake/classifier-network.js';
+import { MelNetwork } from '../../../../src/listen/wake/mel-network.js';
 import { OpenWakeWord, type WakeBacklog } from '../../../../src/listen/wake/openwakeword.js';
 import { StagedStream } from '../../../../src/listen/wake/staged-stream.js';
 import {
@@ -10,6 +11,7 @@ import {
   PRETRAINED_WAKE_MODELS,
   WakeModelsMissingError,
 } from '../../../../src/listen/wake/wake-models.js';
+import { LIVE_DETECTOR } from '../../../../src/listen/wake/wake-settings.js';
 import type { WakeWordDetection, WakeWordScores } from '../../../../src/pipeline/ports.js';
 import { roomNoise } from '../../../helpers/audio.js';
 import { FIXTURES, fixtureSamples, MONOLOGUE, UTTERANCE } from '../../../helpers/speech.js';
@@ -174,30 +176,35 @@ describe('OpenWakeWord in a quiet room', () => {
 });
 
 describe('OpenWakeWord behind the microphone (live)', () => {
+  /** A live detector (hark's settings), and the paces it reports. */
+  async function liveDetector(): Promise<{ detector: OpenWakeWord; paces: WakeBacklog[] }> {
+    const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, ...LIVE_DETECTOR });
+    const paces: WakeBacklog[] = [];
+    detector.backlog.subscribe((b) => paces.push(b));
+    return { detector, paces };
+  }
+
+  /** `held` pushed at once (held while the models loaded), then a live microphone, 40 ms at a time for 20 s. */
+  async function heldThenLive(detector: OpenWakeWord, held: Int16Array, levelDbfs: number): Promise<void> {
+    detector.push(held);
+    for (let ms = 0; ms < 20_000; ms += 40) {
+      detector.push(roomNoise(40, levelDbfs, 3 + ms));
+      await detector.drain();
+    }
+  }
+
   it(
     'does less per step while audio waits, climbs back once it has kept up, and still hears the wake word',
     { timeout: 30_000 },
     async () => {
       const jarvis = clip('hey_jarvis');
       const said = await fixtureSamples(join(FIXTURES, jarvis.file));
-      const detector = await OpenWakeWord.load({
-        models: ['hey_jarvis'],
-        ...options,
-        maxBatchSteps: 4,
-        maxBacklogMs: 30_000,
-      });
-      const paces: WakeBacklog[] = [];
-      detector.backlog.subscribe((b) => paces.push(b));
+      const { detector, paces } = await liveDetector();
       const found: WakeWordDetection[] = [];
       detector.detections.subscribe((d) => found.push(d));
-      // Eight seconds held while the models loaded, the wake word 1 s in; then a live microphone, 40 ms at a time.
-      detector.push(
-        Int16Array.from([...roomNoise(1000, -60), ...said, ...roomNoise(8000 - 1000 - said.length / 16, -60, 2)]),
-      );
-      for (let ms = 0; ms < 20_000; ms += 40) {
-        detector.push(roomNoise(40, -60, 3 + ms));
-        await detector.drain();
-      }
+      // Eight seconds held, the wake word 1 s in; then the microphone.
+      const held = [...roomNoise(1000, -60), ...said, ...roomNoise(8000 - 1000 - said.length / 16, -60, 2)];
+      await heldThenLive(detector, Int16Array.from(held), -60);
       await detector.close();
       expect(found).toHaveLength(1);
       expect(found[0]?.endMs).toBeGreaterThanOrEqual(1000 + jarvis.wakeEndMs - 100);
@@ -206,6 +213,58 @@ describe('OpenWakeWord behind the microphone (live)', () => {
       expect(paces.map((p) => p.pace)).toEqual(['noisy', 'steps', 'half', 'full']);
       expect(paces[0]?.backlogMs).toBeGreaterThan(7000);
       expect(detector.droppedMs).toBe(0);
+    },
+  );
+
+  it(
+    "gives the thread back every maxBatchSteps steps, the look-back at a sound's onset too, and hears the same",
+    { timeout: 30_000 },
+    async () => {
+      const jarvis = clip('hey_jarvis');
+      const said = (await fixtureSamples(join(FIXTURES, jarvis.file))).slice(at(jarvis.wakeStartMs - 200));
+      const audio = Int16Array.from([...roomNoise(4000, -60), ...said]);
+      const heard: { found: WakeWordDetection[]; peak: number; mostStepsAtOnce: number; mostWindowsAtOnce: number }[] =
+        [];
+      // Live, then as a file is heard (128 steps at a time).
+      for (const maxBatchSteps of [LIVE_DETECTOR.maxBatchSteps, 128]) {
+        const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, maxBatchSteps });
+        let peak = 0;
+        detector.scores.subscribe((s) => (peak = Math.max(peak, s.scores.hey_jarvis ?? 0)));
+        // Each step heard (quiet steps are only kept) runs the mel spectrogram once; windows are embedded by the batch.
+        const mel = vi.spyOn(MelNetwork.prototype, 'frames');
+        const embed = vi.spyOn(StagedStream.prototype, 'embed');
+        const windows = (): number => embed.mock.calls.reduce((sum, [, starts]) => sum + starts.length, 0);
+        // Another task of the thread's (Silero's next frame): how much was done before each of its turns.
+        const most = { steps: 0, windows: 0 };
+        const seen = { steps: 0, windows: 0 };
+        const turn = (): void => {
+          most.steps = Math.max(most.steps, mel.mock.calls.length - seen.steps);
+          most.windows = Math.max(most.windows, windows() - seen.windows);
+          Object.assign(seen, { steps: mel.mock.calls.length, windows: windows() });
+        };
+        let done = false;
+        const otherTask = (): void => {
+          turn();
+          if (!done) setImmediate(otherTask);
+        };
+        setImmediate(otherTask);
+        const found = await listen(detector, audio);
+        done = true;
+        turn();
+        mel.mockRestore();
+        embed.mockRestore();
+        await detector.close();
+        heard.push({ found, peak, mostStepsAtOnce: most.steps, mostWindowsAtOnce: most.windows });
+      }
+      const [live, file] = heard as [(typeof heard)[0], (typeof heard)[0]];
+      expect(live.mostStepsAtOnce).toBeLessThanOrEqual(LIVE_DETECTOR.maxBatchSteps);
+      // The windows between steps near the wake word too, a few at a time.
+      expect(live.mostWindowsAtOnce).toBeLessThanOrEqual(LIVE_DETECTOR.maxBatchSteps + 4);
+      // Without that limit the whole look-back (over 2 s) is heard in one go.
+      expect(file.mostStepsAtOnce).toBeGreaterThan(25);
+      expect(live.found).toHaveLength(1);
+      expect(live.found).toEqual(file.found);
+      expect(live.peak).toBeCloseTo(file.peak, 5);
     },
   );
 
