@@ -262,8 +262,6 @@ export class OpenWakeWord {
     const pace = this.pacer.next(this.backlogMs, this.scoredMs);
     if (pace === this.pace) return;
     this.pace = pace;
-    // Other windows between steps, or denoising: the next sound starts a new stretch from the audio kept.
-    this.hearing.restart();
     this.backlog$.next(this.report());
   }
 

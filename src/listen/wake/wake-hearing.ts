@@ -104,11 +104,6 @@ export class WakeHearing {
     }
   }
 
-  /** The next sound starts a new stretch from the audio kept (another step size, or denoising). */
-  restart(): void {
-    this.scorer = undefined;
-  }
-
   /** Forgets what was heard (the room's noise floor is kept). */
   reset(): void {
     this.scorer = undefined;
@@ -141,7 +136,8 @@ export class WakeHearing {
     const work = PACE_WORK[pace];
     let segment = run;
     let heardOnly = 0;
-    if (!this.scorer || begins) {
+    // Denoising stops at once when the pace says so (the stretch starts again from the audio kept); the rest changes as it goes.
+    if (!this.scorer || begins || (this.denoising && !work.denoise)) {
       const frames = Math.max(...classifiers.map((c) => c.frames));
       const features = new WakeFeatures(melspectrogram, embedding, stepSamples, frames);
       const kept = this.recent.length - (this.recent.length % stepSamples);
@@ -154,7 +150,7 @@ export class WakeHearing {
       segment = new Int16Array(before.length + run.length);
       segment.set(before);
       segment.set(run, before.length);
-    }
+    } else this.scorer.lookBetween(work.between);
     this.recent.append(run);
     const scorer = this.scorer;
     const denoise = this.denoising ? denoiser : undefined;

@@ -48,7 +48,7 @@ export class WakeScorer {
   /** Embeddings of windows ending between steps, by step and offset (`step:frames`). */
   private readonly between = new Map<string, Float32Array>();
   /** How far before a step's end (mel frames) each stream of windows between steps ends. */
-  private readonly offsets: number[];
+  private offsets: number[] = [];
   private closerUntilStep = -1;
   /** Steps up to this one cannot make a detection (see `calm`): none is looked at closer. */
   private calmUntilStep = -1;
@@ -84,6 +84,11 @@ export class WakeScorer {
     this.warmupSteps = WARMUP_SAMPLES / stepSamples;
     this.closerSteps = Math.ceil((CLOSER_MS * WAKE_SAMPLE_RATE_HZ) / 1000 / stepSamples);
     this.labels = classifiers.reduce((sum, c) => sum + c.labels.length, 0);
+    this.lookBetween(between);
+  }
+
+  /** Which windows between steps are scored from now on (the detector's pace changed). */
+  lookBetween(between: PaceWork['between']): void {
     const stepFrames = (this.stepSamples / WAKE_SAMPLE_RATE_HZ) * 100;
     const all = Array.from({ length: stepFrames / FINE_FRAMES - 1 }, (_, i) => (i + 1) * FINE_FRAMES);
     this.offsets = between === 'all' ? all : between === 'halfway' ? [stepFrames / 2] : [];

@@ -268,6 +268,19 @@ describe('OpenWakeWord behind the microphone (live)', () => {
     },
   );
 
+  it('changes pace within a sound without hearing its last seconds again', { timeout: 30_000 }, async () => {
+    const { detector, paces } = await liveDetector();
+    const mel = vi.spyOn(MelNetwork.prototype, 'frames');
+    // A loud fan, without a break: 8 s held, then the microphone.
+    await heldThenLive(detector, roomNoise(8000, -30), -30);
+    const heard = mel.mock.calls.length;
+    mel.mockRestore();
+    await detector.close();
+    expect(paces.map((p) => p.pace)).toEqual(['noisy', 'steps', 'half', 'full']);
+    // Each of the 350 steps of 80 ms heard once: the look-back of a new stretch at each pace would add 2 s each.
+    expect(heard).toBe(350);
+  });
+
   it('drops the oldest audio only beyond maxBacklogMs, says so, and keeps the clock', async () => {
     const detector = await OpenWakeWord.load({ models: ['hey_jarvis'], ...options, maxBacklogMs: 1000 });
     const steps: WakeWordScores[] = [];
