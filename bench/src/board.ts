@@ -4,7 +4,8 @@
  * core is worth about 1/6 of it, a Pi 3 or Zero 2 W 1/12 to 1/16), the stand-in service outside
  * the cap. At each share: (a) the wake word heard, 1 s after hark starts and after 10 s of the
  * room (board-wake.ts); through a real sound server (board-room.ts): (b) voice to voice, (c)
- * barge-in, (d) CPU in a quiet room and in speech; (e) memory. The CPU split by stage
+ * barge-in, (d) CPU in a quiet room and in speech; (e) memory; (f) the listening thread alone,
+ * Silero's answer times (board-listening.ts). The CPU split by stage
  * (board-stages.ts) and memory after 50 turns (board-memory.ts) are measured uncapped.
  *
  * HARK_BENCH_BASELINE=<checkout with dist built>: the same figures for that build beside this
@@ -23,6 +24,7 @@ import { QUESTIONS, overRoom, recordedWakeWords, room, spokenWakeWords, wakeThen
 import { memoryRun } from './board-memory.js';
 import { runAll, type Job } from './board-pool.js';
 import { report, type BuildResult } from './board-report.js';
+import { listeningLag } from './board-listening.js';
 import { roomRun, type RoomPlan } from './board-room.js';
 import { stageSplitApart } from './board-stages.js';
 import { wakeRun, type WakeRun } from './board-wake.js';
@@ -36,14 +38,17 @@ const SHARES: (number | undefined)[] = (process.env.HARK_BENCH_SHARES ?? (QUICK 
   .map(Number)
   .map((share) => (share >= 100 ? undefined : share));
 const PLAN = QUICK
-  ? { spoken: 2, turns: 3, interruptions: ['speech-a', 'speech-d'], windowMs: 10_000, memoryTurns: 15 }
+  ? { spoken: 2, turns: 3, interruptions: ['speech-a', 'speech-d'], windowMs: 10_000, memoryTurns: 15, sounds: 2 }
   : {
       spoken: 10,
       turns: 6,
       interruptions: ['speech-a', 'speech-b', 'speech-c', 'speech-d', 'speech-e'],
       windowMs: 20_000,
       memoryTurns: 50,
+      sounds: 5,
     };
+/** (f): each sound 3 s of the monologue, after this much of the room (the wake word keeps 2 s of it). */
+const QUIET_BEFORE_SOUND_MS = 6000;
 /**
  * hark processes side by side, each in its own group: their shares of a core (an uncapped one
  * reckoned at what it takes while it starts, or while it listens) within the budget, at most
@@ -142,12 +147,32 @@ export async function benchBoard(): Promise<void> {
   const memoryResults = await memories;
   rooms.push(...(await runAll(capped, POOL.budget, POOL.rooms)));
   console.log(`(b-d) the room: ${rooms.length} runs, ${seconds()} s so far`);
+  // (f) after the rooms, beside nothing of the bench's but each other.
+  const sounds = overRoom(
+    Array.from({ length: PLAN.sounds }, (_, i) => ({
+      samples: monologue.subarray((2 + i * 8) * 16_000, (5 + i * 8) * 16_000),
+      atMs: QUIET_BEFORE_SOUND_MS + i * (QUIET_BEFORE_SOUND_MS + 3000),
+    })),
+    PLAN.sounds * (QUIET_BEFORE_SOUND_MS + 3000) + 1000,
+  );
+  const listening = await runAll(
+    SHARES.flatMap((share) =>
+      all.map((build) => ({
+        weight: share ?? 30,
+        run: async () => ({ build, share, lag: await listeningLag(build, share, sounds) }),
+      })),
+    ),
+    POOL.budget,
+    POOL.most,
+  );
+  console.log(`(f) the listening thread: ${listening.length} runs, ${seconds()} s so far`);
   const results: BuildResult[] = all.map((build) => ({
     build,
     shares: SHARES.map((share) => ({
       share,
       wake: wakeRuns.filter((r) => r.build === build && r.share === share).map((r) => r.run),
       room: (rooms.find((r) => r.build === build && r.share === share) as (typeof rooms)[number]).room,
+      listening: listening.find((r) => r.build === build && r.share === share)?.lag,
     })),
     memory: { turns: 0 },
   }));
