@@ -32,9 +32,12 @@ const TARGETS = {
   bargeInMedianMs: 200,
   silencePercent: 1,
   speechPercent: 3,
-  steadyMiB: 100,
-  peakMiB: 120,
+  /** The issue's figures are MB (10^6 bytes); the bench reads MiB. */
+  steadyMB: 100,
+  peakMB: 120,
 };
+
+const inMiB = (mb: number): number => (mb * 1e6) / 2 ** 20;
 
 const ms = (v: number): string => (Number.isFinite(v) ? `${Math.round(v)}` : '-');
 const signed = (v: number, unit: string): string =>
@@ -236,7 +239,7 @@ function memoryRows(rows: string[][], mine: BuildResult, base: BuildResult | und
   const peak = mine.memory.memory?.peakMiB ?? NaN;
   rows.push([
     `  steady (VmRSS after the ${turns}th turn)`,
-    `<= 100 MiB ${met(steady <= TARGETS.steadyMiB)}`,
+    `<= ${TARGETS.steadyMB} MB (${round(inMiB(TARGETS.steadyMB), 1)} MiB) ${met(steady <= inMiB(TARGETS.steadyMB))}`,
     cell(mine, 'residentMiB'),
     ...change('residentMiB'),
   ]);
@@ -249,7 +252,7 @@ function memoryRows(rows: string[][], mine: BuildResult, base: BuildResult | und
   ]);
   rows.push([
     '  peak (VmHWM)',
-    `<= 120 MiB ${met(peak <= TARGETS.peakMiB)}`,
+    `<= ${TARGETS.peakMB} MB (${round(inMiB(TARGETS.peakMB), 1)} MiB) ${met(peak <= inMiB(TARGETS.peakMB))}`,
     cell(mine, 'peakMiB'),
     ...change('peakMiB'),
   ]);
