@@ -37,7 +37,11 @@ const TARGETS = {
   peakMB: 120,
 };
 
-const inMiB = (mb: number): number => (mb * 1e6) / 2 ** 20;
+/** A memory target in MB, beside a figure read in MiB. */
+const withinMB = (mib: number, mb: number): string => {
+  const limit = (mb * 1e6) / 2 ** 20;
+  return `<= ${mb} MB (${round(limit, 1)} MiB) ${met(mib <= limit)}`;
+};
 
 const ms = (v: number): string => (Number.isFinite(v) ? `${Math.round(v)}` : '-');
 const signed = (v: number, unit: string): string =>
@@ -239,7 +243,7 @@ function memoryRows(rows: string[][], mine: BuildResult, base: BuildResult | und
   const peak = mine.memory.memory?.peakMiB ?? NaN;
   rows.push([
     `  steady (VmRSS after the ${turns}th turn)`,
-    `<= ${TARGETS.steadyMB} MB (${round(inMiB(TARGETS.steadyMB), 1)} MiB) ${met(steady <= inMiB(TARGETS.steadyMB))}`,
+    withinMB(steady, TARGETS.steadyMB),
     cell(mine, 'residentMiB'),
     ...change('residentMiB'),
   ]);
@@ -252,7 +256,7 @@ function memoryRows(rows: string[][], mine: BuildResult, base: BuildResult | und
   ]);
   rows.push([
     '  peak (VmHWM)',
-    `<= ${TARGETS.peakMB} MB (${round(inMiB(TARGETS.peakMB), 1)} MiB) ${met(peak <= inMiB(TARGETS.peakMB))}`,
+    withinMB(peak, TARGETS.peakMB),
     cell(mine, 'peakMiB'),
     ...change('peakMiB'),
   ]);
