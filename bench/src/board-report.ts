@@ -254,12 +254,7 @@ function memoryRows(rows: string[][], mine: BuildResult, base: BuildResult | und
     highest(mine),
     ...(base ? [highest(base), signed((mine.memory.highestMiB ?? NaN) - (base.memory.highestMiB ?? NaN), ' MiB')] : []),
   ]);
-  rows.push([
-    '  peak (VmHWM)',
-    withinMB(peak, TARGETS.peakMB),
-    cell(mine, 'peakMiB'),
-    ...change('peakMiB'),
-  ]);
+  rows.push(['  peak (VmHWM)', withinMB(peak, TARGETS.peakMB), cell(mine, 'peakMiB'), ...change('peakMiB')]);
 }
 
 /** Every listen.behind / pace / dropped / caught-up line, told in short: how many, with what. */
