@@ -19,6 +19,7 @@ import type { TimerEntry } from '../../tools/timer-book.js';
 import type { Service } from '../../service/index.js';
 import { afterIo } from '../../system/after-io.js';
 import { collectGarbage } from '../../system/collect-garbage.js';
+import { trimHeap } from '../../system/heap-trim.js';
 import { deadlineIn } from '../../system/deadline.js';
 import type { Logger } from '../../system/logger.js';
 import { Parts } from '../../system/parts.js';
@@ -32,6 +33,8 @@ import { startTools, volumeControlFor, type ToolsOptions } from '../tools/tools.
 
 /** How long after a turn hark frees what it left: once the turn's streams have closed. */
 const COLLECT_AFTER_TURN_MS = 1000;
+/** And when the C heap gives it back to the system: V8 frees buffers on a helper thread after it collects. */
+const TRIM_AFTER_TURN_MS = COLLECT_AFTER_TURN_MS + 500;
 
 export interface VoiceLoopOptions {
   /** Listen to this file instead of the microphone. */
@@ -224,6 +227,7 @@ export async function startVoiceLoop(
     collectGarbage();
     models.collectGarbage();
   });
+  collecting.add(events.pipe(betweenTurns(TRIM_AFTER_TURN_MS)).subscribe(trimHeap));
   const stopCollecting = (): void => collecting.unsubscribe();
   done.then(stopCollecting, stopCollecting);
   await tools?.loadTimers();

@@ -7,6 +7,7 @@ import type { Service } from '../../service/index.js';
 import { prepareReference } from '../../voice/reference.js';
 import { runChild } from '../../system/spawn.js';
 import { findOnPath } from '../../system/find-on-path.js';
+import { heapTrim } from '../../system/heap-trim.js';
 import { checkCapture, checkPlaybackDevices, checkPlayer } from './doctor-audio.js';
 import { fail, ok, skip, type CheckResult } from './doctor-result.js';
 import { checkMqtt } from './mqtt-check.js';
@@ -56,6 +57,14 @@ function checkFfmpeg(): CheckResult {
   } catch (error) {
     return fail('ffmpeg', (error as Error).message, 'sudo apt install ffmpeg');
   }
+}
+
+/** Between turns hark hands what it freed back to the system (glibc's malloc_trim, hark's own addon). */
+function checkHeapTrim(): CheckResult {
+  const trimmer = heapTrim();
+  return trimmer.available
+    ? ok('memory', 'what a turn freed goes back to the system between turns (malloc_trim)')
+    : skip('memory', `kept by the C library between turns, some MB more resident (${trimmer.reason})`);
 }
 
 /** Silero runs on hark's own kernels (WebAssembly), the same on every architecture Node runs on. */
@@ -141,7 +150,7 @@ async function checkService(input: DoctorInput): Promise<CheckResult> {
 }
 
 export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
-  const results: CheckResult[] = [checkNode(), checkFfmpeg()];
+  const results: CheckResult[] = [checkNode(), checkFfmpeg(), checkHeapTrim()];
   if (input.configError || !input.loaded) {
     results.push(
       fail('config', input.configError?.message ?? 'not loaded', 'fix the file and field named; `hark config check`'),
