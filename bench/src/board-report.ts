@@ -1,6 +1,6 @@
 /** The small-board bench's table (each figure beside its target, the baseline beside it) and JSON. */
 import type { Build } from './board-hark.js';
-import { LAST_TURNS, type MemoryRun } from './board-memory.js';
+import { LAST_TURNS, READ_AFTER_TURN_MS, type MemoryRun } from './board-memory.js';
 import { LATE_MS, type ListeningLag } from './board-listening.js';
 import { PAUSED_BEFORE, type RoomRun } from './board-room.js';
 import { stageRows } from './board-stage-rows.js';
@@ -218,7 +218,7 @@ export function report(
       `(a) from the labelled start of each wake word to a \`wake\` line at it (its stream time atMs, or for a build that logs none, when it was logged after hark.listening); the wake line's delay from hark.listening's log time to its own, less the labelled end of the wake word;`,
       `(b) from the labelled end of the question (found in the mix by correlation) to the first 10 ms of hark's voice in the mix voiced for half of the next 0.5 s; (c) from the labelled onset of the speech played over hark's reply (its voice fed back into the microphone at -8 dB: as loud as the user) to the start of the first 0.2 s without hark's voice, within 8 s (none: not paused; hark silent in the 0.3 s before the onset: already paused), each talk-over 1.5 s after hark's voice is first steady;`,
       `(d) the cgroup's CPU (hark and its arecord) over ${about.windowMs / 1000} s of the room (pink noise, -60 dBFS) and of the monologue fixture (no wake word), from 5 s after the models loaded; the stages: the build's own classes in a process of their own, on a worker thread with the build's V8 settings and the units' environment, over the same audio (process CPU, all threads), uncapped, the speech twice: as the first speech a fresh hark hears, and steady (after 20 s of other speech from the same recording); the three: the listening path, held to the targets; the rest = the uncapped cgroup's figure less the three (hark's own loop, page, logging and the recorder arecord, from /proc in 10 ms ticks);`,
-      `(e) VmHWM of every hark at the share (peak), and VmRSS/VmHWM of a --web run (in real time) after its ${about.memoryTurns}th turn; (f) the build's listening thread (Silero and the live wake word, the default configuration) in a process of its own at the share, fed 32 ms frames at real time (the room, with 3 s of the monologue after every 6 s of it), each frame to both: from a frame sent to its speech probability back. ${about.cap}. ${about.quick ? 'Quick run (HARK_BENCH_QUICK=1). ' : ''}Took ${round(about.seconds / 60, 1)} min.`,
+      `(e) VmHWM of every hark at the share (peak), and VmRSS/VmHWM of a --web run (in real time) ${READ_AFTER_TURN_MS / 1000} s after its ${about.memoryTurns}th turn, still listening; (f) the build's listening thread (Silero and the live wake word, the default configuration) in a process of its own at the share, fed 32 ms frames at real time (the room, with 3 s of the monologue after every 6 s of it), each frame to both: from a frame sent to its speech probability back. ${about.cap}. ${about.quick ? 'Quick run (HARK_BENCH_QUICK=1). ' : ''}Took ${round(about.seconds / 60, 1)} min.`,
     ].join('\n'),
   );
   for (const result of results) {
