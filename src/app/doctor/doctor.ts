@@ -64,7 +64,7 @@ function checkHeapTrim(): CheckResult {
   const trimmer = heapTrim();
   return trimmer.available
     ? ok('memory', 'what a turn freed goes back to the system between turns (malloc_trim)')
-    : skip('memory', `kept by the C library between turns, some MB more resident (${trimmer.reason})`);
+    : skip('memory', `not trimmed between turns, so a few MiB more stay resident: ${trimmer.reason}`);
 }
 
 /** Silero runs on hark's own kernels (WebAssembly), the same on every architecture Node runs on. */
