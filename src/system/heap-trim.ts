@@ -11,7 +11,7 @@ export const HEAP_TRIM_ADDON = join(
   'hark-trim.node',
 );
 
-type HeapTrim = { available: true; trim: () => boolean } | { available: false; reason: string };
+type HeapTrim = { available: true; trim: () => Promise<boolean> } | { available: false; reason: string };
 
 let loaded: HeapTrim | undefined;
 
@@ -25,7 +25,7 @@ export function heapTrim(): HeapTrim {
   try {
     const addon = createRequire(import.meta.url)(HEAP_TRIM_ADDON) as { trim?: unknown };
     if (typeof addon.trim !== 'function') throw new Error(`${HEAP_TRIM_ADDON} has no trim()`);
-    loaded = { available: true, trim: addon.trim as () => boolean };
+    loaded = { available: true, trim: addon.trim as () => Promise<boolean> };
   } catch (error) {
     loaded = { available: false, reason: (error as Error).message.split('\n')[0] ?? 'did not load' };
   }
@@ -35,9 +35,16 @@ export function heapTrim(): HeapTrim {
 /**
  * Hands what this process freed in the middle of its C heaps (every thread's) back to the
  * system: glibc returns only the top of the main heap on its own. About the buffers of a turn
- * that V8 and onnxruntime have freed: on a small board, megabytes that would stay resident.
+ * that V8 and onnxruntime have freed: on a small board, megabytes that would stay resident. The
+ * trim runs on one of libuv's threads; the calling thread goes on. Never rejects: a trim that
+ * cannot be made leaves memory as it was.
  */
-export function trimHeap(): void {
+export async function trimHeap(): Promise<void> {
   const trimmer = heapTrim();
-  if (trimmer.available) trimmer.trim();
+  if (!trimmer.available) return;
+  try {
+    await trimmer.trim();
+  } catch {
+    // Out of memory for the request, or libuv would not queue it: memory stays as it was.
+  }
 }

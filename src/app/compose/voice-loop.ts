@@ -227,7 +227,7 @@ export async function startVoiceLoop(
     collectGarbage();
     models.collectGarbage();
   });
-  collecting.add(events.pipe(betweenTurns(TRIM_AFTER_TURN_MS)).subscribe(trimHeap));
+  collecting.add(events.pipe(betweenTurns(TRIM_AFTER_TURN_MS)).subscribe(() => void trimHeap()));
   const stopCollecting = (): void => collecting.unsubscribe();
   done.then(stopCollecting, stopCollecting);
   await tools?.loadTimers();

@@ -28,7 +28,7 @@ describe('trimHeap', () => {
       interval: 5,
     });
     const before = residentMiB();
-    trimHeap();
+    await trimHeap();
     expect(before - residentMiB(), 'MiB given back').toBeGreaterThan(20);
     expect(kept).toHaveLength(500);
   });
